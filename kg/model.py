@@ -1,0 +1,150 @@
+"""The data passed between stages: Paper -> Mention -> Entity/Relation -> KnowledgeGraph.
+
+Frozen dataclasses so a stage cannot quietly change what an earlier stage produced; plain
+``to_dict`` forms so records survive JSON, multiprocessing and Neo4j.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = [
+    "ENTITY_LABELS",
+    "NODE_LABELS",
+    "LABEL_TO_NODE",
+    "PAPER_EDGE_FOR_LABEL",
+    "RELATION_TYPES",
+    "Paper",
+    "Mention",
+    "Entity",
+    "Relation",
+]
+
+#: Product labels a mention can carry (the extractor vocabulary).
+ENTITY_LABELS: tuple[str, ...] = ("METHOD", "DATASET", "TASK", "METRIC")
+
+#: Graph node label for each mention label (DESIGN.md's schema).
+LABEL_TO_NODE: dict[str, str] = {
+    "METHOD": "Method",
+    "DATASET": "Dataset",
+    "TASK": "Task",
+    "METRIC": "Metric",
+}
+NODE_LABELS: tuple[str, ...] = ("Paper", *LABEL_TO_NODE.values())
+
+#: Paper -> entity relationship type for each label (PROPOSES is decided per mention for methods).
+PAPER_EDGE_FOR_LABEL: dict[str, str] = {
+    "METHOD": "USES",
+    "DATASET": "EVALUATES_ON",
+    "TASK": "ADDRESSES",
+    "METRIC": "REPORTS",
+}
+
+#: Every relationship type of the schema.
+RELATION_TYPES: tuple[str, ...] = (
+    "PROPOSES",
+    "USES",
+    "EVALUATES_ON",
+    "ADDRESSES",
+    "REPORTS",
+    "USED_FOR",
+    "EVALUATED_ON",
+    "EVALUATES",
+    "PART_OF",
+    "IS_A",
+    "COMPARED_WITH",
+    "RELATED_TO",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """One abstract with its metadata.
+
+    Attributes:
+        id: given by the corpus, or a stable hash of the normalised abstract.
+        abstract: the text that is extracted from (whitespace-normalised).
+        title: the real title, or ``None``; see ``label`` for what to display.
+        label: a short display name: the title, else a derived one (coined name or first words).
+        title_derived: True when ``label`` was derived, not given.
+        year, venue, authors, keywords: optional metadata.
+        source: ``"file:line"`` where the record was read.
+    """
+
+    id: str
+    abstract: str
+    title: str | None = None
+    label: str = ""
+    title_derived: bool = False
+    year: int | None = None
+    venue: str | None = None
+    authors: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    source: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["authors"] = list(self.authors)
+        d["keywords"] = list(self.keywords)
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A span of an abstract that names a method, dataset, task or metric.
+
+    ``start``/``end`` are character offsets into ``Paper.abstract``; ``sent_start``/``sent_end``
+    locate the sentence, so every edge can point back at its evidence.
+    ``role`` is ``"proposed"`` when the paper introduces the thing ("we propose X"), else ``"used"``.
+    ``short``/``long`` hold an acronym definition seen in this paper ("Long Form (LF)").
+    """
+
+    paper_id: str
+    label: str
+    text: str
+    start: int
+    end: int
+    sentence: str
+    sent_start: int
+    extractor: str
+    score: float = 1.0
+    role: str = "used"
+    long_form: str | None = None
+    short_form: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Entity:
+    """One concept after resolution: ``id`` is ``label:canonical-key``.
+
+    ``aliases`` are every surface form seen (acronyms included); ``papers`` the supporting paper ids.
+    """
+
+    id: str
+    label: str
+    name: str
+    key: str
+    aliases: set[str] = field(default_factory=set)
+    papers: set[str] = field(default_factory=set)
+    mention_count: int = 0
+
+    @property
+    def support(self) -> int:
+        return len(self.papers)
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A typed edge between two entities with the paper and sentence that support it."""
+
+    source: str
+    target: str
+    type: str
+    paper_id: str
+    sentence: str
+    extractor: str
+    score: float = 1.0
