@@ -42,6 +42,7 @@ _SNIFF_BYTES = 8192
 
 _EMPHASIS = re.compile(r"(?<![\w\\])_(?=\S)([^_\n]{1,300}?)(?<=\S)_(?!\w)")
 _WS = re.compile(r"\s+")
+_STAR_EMPHASIS = re.compile(r"(?<![\w*\\])\*{1,2}(?=\S)([^*\n]{1,300}?)(?<=\S)\*{1,2}(?![\w*])")
 _LATEX_FORMAT = r"\\(?:textbf|textit|texttt|textsc|textrm|emph|mathbf|mathrm|mathit|mathsf|text|underline)"
 _LATEX_WRAPPED = re.compile(r"\$\s*" + _LATEX_FORMAT + r"\{([^{}$]*)\}\s*\$")
 _LATEX_CMD = re.compile(_LATEX_FORMAT + r"\{([^{}$]*)\}")
@@ -68,6 +69,7 @@ def normalise_abstract(text: str) -> str:
     text = _LATEX_WRAPPED.sub(r"\1", text)
     text = _LATEX_CMD.sub(r"\1", text)
     text = _EMPHASIS.sub(r"\1", text)
+    text = _STAR_EMPHASIS.sub(r"\1", text)
     return _WS.sub(" ", text).strip()
 
 
