@@ -1,0 +1,225 @@
+"""Turn the shared gold data into spaCy ``DocBin`` training corpora, on the gold tokens.
+
+- SciERC (JSON lines, spans end inclusive): every token is annotated, nested spans are reduced to
+  the longest ones (``ner`` cannot hold overlaps; about 1% of SciERC's spans are lost);
+- TDMSci (CoNLL, BIO): TASK -> Task, METRIC -> Metric, DATASET -> DATASET (or Material). TDMSci does
+  not annotate methods or other terms, so its unlabelled tokens are *missing*, not ``O``, by default;
+- SciREX (JSON lines, spans end exclusive, full papers): Method / Task / Metric / Material
+  (Material is a data set there, so it maps to DATASET by default); only sentences with a mention
+  are kept (a sample of them if asked), and unlabelled tokens are missing.
+
+Usable as ``python -m extractors.convert SOURCE FORMAT OUTPUT.spacy [options]``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from kg.evaluation import GoldDoc, read_conll, read_scierc, to_spacy_doc
+
+__all__ = [
+    "TDMSCI_TO_MODEL",
+    "SCIREX_TO_MODEL",
+    "longest_spans",
+    "gold_to_doc",
+    "scierc_docs",
+    "conll_docs",
+    "scirex_docs",
+    "write_docbin",
+    "is_dataset_name",
+]
+
+#: TDMSci label -> model label.
+TDMSCI_TO_MODEL: dict[str, str] = {"TASK": "Task", "DATASET": "DATASET", "METRIC": "Metric"}
+#: SciREX label -> model label (SciREX's Material spans are data sets).
+SCIREX_TO_MODEL: dict[str, str] = {
+    "Method": "Method",
+    "Task": "Task",
+    "Metric": "Metric",
+    "Material": "DATASET",
+}
+
+_DATASET_HEADS = {
+    "corpus",
+    "corpora",
+    "dataset",
+    "datasets",
+    "treebank",
+    "benchmark",
+    "benchmarks",
+    "database",
+    "collection",
+    "bank",
+    "challenge",
+    "task",
+    "tasks",
+    "track",
+}
+
+
+def is_dataset_name(words: list[str]) -> bool:
+    """A guess whether a SciERC Material span names a data set (not "images" or "speech data").
+
+    True when it has a digit or an upper-case letter after the first character of a word (TREC,
+    ATIS, WSJ, MUC-6), a capitalised word beyond the first one, or ends in a data-set head word.
+    """
+    if not words:
+        return False
+    if words[-1].lower() in _DATASET_HEADS and len(words) > 1:
+        return True
+    for i, word in enumerate(words):
+        if any(ch.isdigit() for ch in word):
+            return True
+        if any(ch.isupper() for ch in word[1:]):
+            return True
+        if i > 0 and word[:1].isupper():
+            return True
+    return False
+
+
+def longest_spans(spans: Iterable[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Drop overlapping spans, keeping the longest (then the earliest); ends are inclusive."""
+    chosen: list[tuple[int, int, str]] = []
+    taken: set[int] = set()
+    for s, e, label in sorted(set(spans), key=lambda t: (-(t[1] - t[0]), t[0], t[2])):
+        if any(i in taken for i in range(s, e + 1)):
+            continue
+        chosen.append((s, e, label))
+        taken.update(range(s, e + 1))
+    return sorted(chosen)
+
+
+def gold_to_doc(
+    vocab: Any,
+    gold: GoldDoc,
+    label_map: Mapping[str, str] | None = None,
+    *,
+    partial: bool = False,
+) -> Any:
+    """A ``Doc`` over the gold tokens with its (non-overlapping) spans as ``doc.ents``.
+
+    label_map: gold label -> model label; a label it lacks is dropped (with ``partial`` its tokens
+        become missing).
+    partial (bool): tokens outside any span are missing rather than ``O``.
+    """
+    from spacy.tokens import Span
+
+    doc = to_spacy_doc(vocab, gold)
+    spans = []
+    for s, e, label in (span for sentence in gold.ner for span in sentence):
+        mapped = label_map.get(label) if label_map is not None else label
+        if mapped:
+            spans.append((s, e, mapped))
+    ents = [Span(doc, s, e + 1, label=label) for s, e, label in longest_spans(spans)]
+    doc.set_ents(ents, default="missing" if partial else "outside")
+    return doc
+
+
+def scierc_docs(
+    path: str | Path, vocab: Any, *, dataset_label: bool = False
+) -> Iterator[Any]:
+    """SciERC documents; with ``dataset_label`` Material spans that look like data-set names become DATASET."""
+    for gold in read_scierc(path):
+        if dataset_label:
+            words = gold.words
+            ner = [
+                [
+                    (s, e, "DATASET" if label == "Material" and is_dataset_name(words[s : e + 1]) else label)
+                    for s, e, label in sentence
+                ]
+                for sentence in gold.ner
+            ]
+            gold = GoldDoc(gold.key, gold.sentences, ner)
+        yield gold_to_doc(vocab, gold)
+
+
+def conll_docs(
+    path: str | Path,
+    vocab: Any,
+    *,
+    label_map: Mapping[str, str] = TDMSCI_TO_MODEL,
+    partial: bool = True,
+    keep: Iterable[int] | None = None,
+) -> Iterator[Any]:
+    """TDMSci sentences; ``keep`` restricts to these sentence indices (for cross-validation folds)."""
+    wanted = set(keep) if keep is not None else None
+    for gold in read_conll(path):
+        if wanted is None or int(gold.key) in wanted:
+            yield gold_to_doc(vocab, gold, label_map, partial=partial)
+
+
+def scirex_docs(
+    path: str | Path,
+    vocab: Any,
+    *,
+    label_map: Mapping[str, str] = SCIREX_TO_MODEL,
+    sample: float = 1.0,
+    seed: int = 0,
+    max_sentence_tokens: int = 120,
+) -> Iterator[Any]:
+    """SciREX sentences that hold at least one mention, as partially annotated docs.
+
+    sample (float): keep this fraction of those sentences (seeded).
+    """
+    rng = random.Random(seed)
+    with Path(path).open(encoding="utf-8") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            words = record["words"]
+            mentions = sorted((int(s), int(e), str(label)) for s, e, label in record["ner"])
+            for start, end in record["sentences"]:
+                inside = [(s, e, l) for s, e, l in mentions if start <= s and e <= end]
+                if not inside or end - start > max_sentence_tokens or rng.random() >= sample:
+                    continue
+                gold = GoldDoc(
+                    f"{record['doc_id']}:{start}",
+                    [words[start:end]],
+                    [[(s - start, e - start - 1, l) for s, e, l in inside]],
+                )
+                yield gold_to_doc(vocab, gold, label_map, partial=True)
+
+
+def write_docbin(docs: Iterable[Any], path: str | Path) -> int:
+    """Write ``docs`` to a ``.spacy`` file; returns how many were written."""
+    from spacy.tokens import DocBin
+
+    docbin = DocBin(attrs=["ENT_IOB", "ENT_TYPE", "SENT_START"], store_user_data=False)
+    count = 0
+    for doc in docs:
+        docbin.add(doc)
+        count += 1
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    docbin.to_disk(path)
+    return count
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    import spacy
+
+    parser = argparse.ArgumentParser(description="Convert shared gold data to a spaCy DocBin.")
+    parser.add_argument("source")
+    parser.add_argument("format", choices=["scierc", "conll", "scirex"])
+    parser.add_argument("output")
+    parser.add_argument("--dataset-label", action="store_true", help="SciERC: DATASET for data-set Materials")
+    parser.add_argument("--sample", type=float, default=1.0, help="SciREX: fraction of sentences kept")
+    args = parser.parse_args(argv)
+    vocab = spacy.blank("en").vocab
+    if args.format == "scierc":
+        docs = scierc_docs(args.source, vocab, dataset_label=args.dataset_label)
+    elif args.format == "conll":
+        docs = conll_docs(args.source, vocab)
+    else:
+        docs = scirex_docs(args.source, vocab, sample=args.sample)
+    print(f"{write_docbin(docs, args.output)} docs -> {args.output}")
+
+
+if __name__ == "__main__":
+    main()

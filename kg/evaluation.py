@@ -1,0 +1,393 @@
+"""Score an extractor against gold files (SciERC JSON lines, TDMSci CoNLL), as DESIGN.md's contract says.
+
+Three plain layers, each usable without the others:
+
+- gold readers: ``read_scierc(path)`` and ``read_conll(path)`` return :class:`GoldDoc` records
+  (tokens per sentence, spans as ``(start, end, label)`` with document-level token indices, end
+  inclusive, in the file's own label vocabulary);
+- scoring: :class:`PRF` counts true and false positives and negatives over sets of
+  ``(doc, start, end, label)`` tuples; ``score_spans(pred, gold)`` gives per-label and micro figures;
+- running: ``predict(docs, nlp, fmt)`` runs a spaCy pipeline on the gold tokens and maps its labels
+  back to the gold vocabulary; ``evaluate(gold_path, fmt, nlp)`` does it all and returns a plain dict;
+  ``write_predictions(path, docs, predicted)`` writes the JSON lines of ``--save-predictions``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kg.errors import CorpusError
+
+__all__ = [
+    "FORMATS",
+    "SCIERC_LABELS",
+    "TDMSCI_LABELS",
+    "GoldDoc",
+    "PRF",
+    "read_gold",
+    "read_scierc",
+    "read_conll",
+    "to_spacy_doc",
+    "map_label",
+    "predict",
+    "score_spans",
+    "evaluate",
+    "prediction_records",
+    "write_predictions",
+]
+
+FORMATS: tuple[str, ...] = ("scierc", "conll")
+SCIERC_LABELS: tuple[str, ...] = (
+    "Task",
+    "Method",
+    "Metric",
+    "Material",
+    "OtherScientificTerm",
+    "Generic",
+)
+TDMSCI_LABELS: tuple[str, ...] = ("TASK", "DATASET", "METRIC")
+
+#: Model label -> gold label, per gold format. A label missing here is not scored (dropped).
+#: The model speaks SciERC's six labels plus DATASET; the product's upper-case labels are accepted too.
+_LABEL_MAPS: dict[str, dict[str, str]] = {
+    "scierc": {
+        **{label: label for label in SCIERC_LABELS},
+        "DATASET": "Material",
+        "METHOD": "Method",
+        "TASK": "Task",
+        "METRIC": "Metric",
+    },
+    "conll": {
+        "Task": "TASK",
+        "TASK": "TASK",
+        "Metric": "METRIC",
+        "METRIC": "METRIC",
+        "DATASET": "DATASET",
+    },
+}
+
+Span = tuple[int, int, str]
+
+
+@dataclass(frozen=True, slots=True)
+class GoldDoc:
+    """One gold document.
+
+    Attributes:
+        key: SciERC's ``doc_key``, or the sentence index (as a string) for CoNLL.
+        sentences: the gold tokens, one list per sentence.
+        ner: gold spans per sentence, ``(start, end, label)``, document-level token indices, end inclusive.
+        relations: gold relations per sentence, ``(s1, e1, s2, e2, label)`` (SciERC only).
+    """
+
+    key: str
+    sentences: list[list[str]]
+    ner: list[list[Span]]
+    relations: list[list[tuple[int, int, int, int, str]]] = field(default_factory=list)
+
+    @property
+    def words(self) -> list[str]:
+        """All tokens of the document, in order."""
+        return [word for sentence in self.sentences for word in sentence]
+
+    @property
+    def n_tokens(self) -> int:
+        return sum(len(sentence) for sentence in self.sentences)
+
+
+class PRF:
+    """Precision, recall and F1 from counts of true positives, false positives and false negatives."""
+
+    __slots__ = ("tp", "fp", "fn")
+
+    def __init__(self, tp: int = 0, fp: int = 0, fn: int = 0):
+        self.tp = tp
+        self.fp = fp
+        self.fn = fn
+
+    def score_set(self, cand: Iterable[Any], gold: Iterable[Any]) -> None:
+        """Add the counts of one comparison of a candidate set with a gold set."""
+        cand, gold = set(cand), set(gold)
+        self.tp += len(cand & gold)
+        self.fp += len(cand - gold)
+        self.fn += len(gold - cand)
+
+    def __add__(self, other: PRF) -> PRF:
+        return PRF(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+
+    @property
+    def fscore(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {
+            "p": self.precision,
+            "r": self.recall,
+            "f": self.fscore,
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+        }
+
+    def __repr__(self) -> str:
+        return f"PRF(tp={self.tp}, fp={self.fp}, fn={self.fn})"
+
+
+# --------------------------------------------------------------------------------------------------
+# gold readers
+
+
+def read_gold(path: str | Path, fmt: str) -> list[GoldDoc]:
+    """Read a gold file in ``fmt`` ("scierc" or "conll")."""
+    if fmt == "scierc":
+        return list(read_scierc(path))
+    if fmt == "conll":
+        return list(read_conll(path))
+    raise ValueError(f"unknown gold format {fmt!r}; use one of {', '.join(FORMATS)}")
+
+
+def _open_lines(path: str | Path) -> Iterator[str]:
+    path = Path(path)
+    try:
+        with path.open(encoding="utf-8") as handle:
+            yield from handle
+    except OSError as err:
+        raise CorpusError(f"{path}: cannot read gold file ({err.strerror or err})") from err
+
+
+def read_scierc(path: str | Path) -> Iterator[GoldDoc]:
+    """Read SciERC JSON lines: ``doc_key``, ``sentences``, ``ner`` (and ``relations``) per sentence.
+
+    RETURNS (Iterator[GoldDoc]): one record per line; blank lines are skipped.
+    """
+    for number, line in enumerate(_open_lines(path), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            sentences = [list(map(str, sentence)) for sentence in record["sentences"]]
+            ner = [
+                [(int(s), int(e), str(label)) for s, e, label in spans]
+                for spans in record.get("ner", [[] for _ in sentences])
+            ]
+            relations = [
+                [(int(a), int(b), int(c), int(d), str(label)) for a, b, c, d, label in rels]
+                for rels in record.get("relations", [])
+            ]
+        except (ValueError, KeyError, TypeError) as err:
+            raise CorpusError(f"{path}:{number}: not a SciERC record ({err})") from err
+        if len(ner) != len(sentences):
+            raise CorpusError(f"{path}:{number}: {len(sentences)} sentences but {len(ner)} ner lists")
+        yield GoldDoc(str(record.get("doc_key", number - 1)), sentences, ner, relations)
+
+
+def bio_to_spans(tags: Sequence[str], offset: int = 0) -> list[Span]:
+    """Spans ``(start, end, label)`` (end inclusive) from BIO (or IOB1) tags; a stray I- opens a span."""
+    spans: list[Span] = []
+    start, label = None, None
+    for i, tag in enumerate([*tags, "O"]):
+        prefix, _, kind = tag.partition("-")
+        continues = prefix == "I" and label == kind and start is not None
+        if start is not None and not continues:
+            spans.append((start + offset, i - 1 + offset, label))
+            start, label = None, None
+        if prefix in ("B", "I") and not continues:
+            start, label = i, kind
+    return spans
+
+
+def read_conll(path: str | Path) -> Iterator[GoldDoc]:
+    """Read CoNLL: one token per line, ``token<TAB>...<TAB>BIO-tag`` (tag last), blank line between sentences.
+
+    Each sentence is one :class:`GoldDoc` keyed by its index (0-based, as a string).
+    """
+    words: list[str] = []
+    tags: list[str] = []
+    index = 0
+    for number, line in enumerate([*_open_lines(path), ""], start=1):
+        line = line.rstrip("\n")
+        if not line.strip():
+            if words:
+                yield GoldDoc(str(index), [words], [bio_to_spans(tags)])
+                index += 1
+                words, tags = [], []
+            continue
+        parts = line.split("\t") if "\t" in line else line.split()
+        if len(parts) < 2:
+            raise CorpusError(f"{path}:{number}: expected 'token<TAB>...<TAB>tag', got {line!r}")
+        words.append(parts[0])
+        tags.append(parts[-1])
+
+
+# --------------------------------------------------------------------------------------------------
+# running a pipeline on gold tokens
+
+
+def to_spacy_doc(vocab: Any, gold: GoldDoc) -> Any:
+    """A spaCy ``Doc`` over the gold tokens (one space after each), sentence starts set from the gold."""
+    from spacy.tokens import Doc
+
+    words = gold.words
+    sent_starts: list[bool] = []
+    for sentence in gold.sentences:
+        sent_starts.extend([True] + [False] * (len(sentence) - 1))
+    spaces = [True] * len(words)
+    if spaces:
+        spaces[-1] = False
+    return Doc(vocab, words=words, spaces=spaces, sent_starts=sent_starts)
+
+
+def map_label(label: str, fmt: str) -> str | None:
+    """The gold-vocabulary label for a model label, or ``None`` when ``fmt`` does not score it."""
+    return _LABEL_MAPS[fmt].get(label)
+
+
+def _doc_spans(doc: Any, spans_key: str | None) -> list[Any]:
+    if spans_key is not None:
+        return list(doc.spans[spans_key]) if spans_key in doc.spans else []
+    return list(doc.ents)
+
+
+def predict(
+    golds: Sequence[GoldDoc],
+    nlp: Any,
+    fmt: str,
+    *,
+    spans_key: str | None = None,
+    batch_size: int = 64,
+) -> list[list[list[Span]]]:
+    """Run ``nlp`` on each gold document's own tokens.
+
+    spans_key (str | None): read ``doc.spans[spans_key]`` instead of ``doc.ents``.
+    RETURNS (list): per document, per gold sentence, the predicted ``(start, end, label)`` spans
+        (document-level, end inclusive, gold vocabulary). A span crossing a sentence boundary is kept
+        in the sentence where it starts.
+    """
+    docs = (to_spacy_doc(nlp.vocab, gold) for gold in golds)
+    out: list[list[list[Span]]] = []
+    for gold, doc in zip(golds, nlp.pipe(docs, batch_size=batch_size)):
+        bounds: list[int] = []
+        start = 0
+        for sentence in gold.sentences:
+            start += len(sentence)
+            bounds.append(start)
+        per_sentence: list[set[Span]] = [set() for _ in gold.sentences]
+        for span in _doc_spans(doc, spans_key):
+            label = map_label(span.label_, fmt)
+            if label is None or not per_sentence:
+                continue
+            i = next(k for k, end in enumerate(bounds) if span.start < end)
+            per_sentence[i].add((span.start, span.end - 1, label))
+        out.append([sorted(spans) for spans in per_sentence])
+    return out
+
+
+def score_spans(
+    predicted: Iterable[tuple[Any, int, int, str]],
+    gold: Iterable[tuple[Any, int, int, str]],
+    labels: Sequence[str] = (),
+) -> dict[str, Any]:
+    """Score ``(doc, start, end, label)`` tuples, exact span and label.
+
+    labels: labels always listed in ``per_type`` (others appear when seen).
+    RETURNS (dict): ``p``, ``r``, ``f`` (micro, 0-1) and ``per_type`` {label: PRF dict}.
+    """
+    predicted, gold = set(predicted), set(gold)
+    seen = list(labels) + sorted({t[3] for t in predicted | gold} - set(labels))
+    per_type: dict[str, PRF] = {}
+    for label in seen:
+        per_type[label] = PRF()
+        per_type[label].score_set(
+            {t for t in predicted if t[3] == label}, {t for t in gold if t[3] == label}
+        )
+    micro = sum(per_type.values(), PRF())
+    return {**micro.to_dict(), "per_type": {k: v.to_dict() for k, v in per_type.items()}}
+
+
+def evaluate(
+    gold_path: str | Path,
+    fmt: str,
+    nlp: Any,
+    *,
+    spans_key: str | None = None,
+    save_predictions: str | Path | None = None,
+) -> dict[str, Any]:
+    """Run ``nlp`` on a gold file and score its entities (exact span and label).
+
+    RETURNS (dict): ``gold``, ``format``, ``docs``, ``tokens``, ``seconds``, ``tokens_per_second``,
+        ``ents_p``/``ents_r``/``ents_f`` (micro, 0-1), ``ents_per_type`` and ``relations`` (``None``:
+        the shipped pipeline predicts no relations yet).
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown gold format {fmt!r}; use one of {', '.join(FORMATS)}")
+    golds = read_gold(gold_path, fmt)
+    started = time.perf_counter()
+    predicted = predict(golds, nlp, fmt, spans_key=spans_key)
+    seconds = time.perf_counter() - started
+    gold_set = {
+        (gold.key, s, e, label) for gold in golds for spans in gold.ner for s, e, label in spans
+    }
+    pred_set = {
+        (gold.key, s, e, label)
+        for gold, doc_spans in zip(golds, predicted)
+        for spans in doc_spans
+        for s, e, label in spans
+    }
+    labels = SCIERC_LABELS if fmt == "scierc" else TDMSCI_LABELS
+    scores = score_spans(pred_set, gold_set, labels)
+    if save_predictions is not None:
+        write_predictions(save_predictions, golds, predicted, fmt)
+    n_tokens = sum(gold.n_tokens for gold in golds)
+    return {
+        "gold": str(gold_path),
+        "format": fmt,
+        "docs": len(golds),
+        "tokens": n_tokens,
+        "seconds": seconds,
+        "tokens_per_second": n_tokens / seconds if seconds else 0.0,
+        "ents_p": scores["p"],
+        "ents_r": scores["r"],
+        "ents_f": scores["f"],
+        "ents_per_type": scores["per_type"],
+        "relations": None,
+    }
+
+
+def prediction_records(
+    golds: Sequence[GoldDoc], predicted: Sequence[list[list[Span]]], fmt: str
+) -> Iterator[dict[str, Any]]:
+    """The ``--save-predictions`` records: ``doc_key`` (an int sentence index for CoNLL),
+    ``sentences`` and ``predicted_ner`` per sentence as ``[start, end, label]``."""
+    for gold, doc_spans in zip(golds, predicted):
+        key: str | int = int(gold.key) if fmt == "conll" and gold.key.isdigit() else gold.key
+        yield {
+            "doc_key": key,
+            "sentences": gold.sentences,
+            "predicted_ner": [[[s, e, label] for s, e, label in spans] for spans in doc_spans],
+        }
+
+
+def write_predictions(
+    path: str | Path,
+    golds: Sequence[GoldDoc],
+    predicted: Sequence[list[list[Span]]],
+    fmt: str,
+) -> None:
+    """Write one JSON object per document (see :func:`prediction_records`)."""
+    with Path(path).open("w", encoding="utf-8") as handle:
+        for record in prediction_records(golds, predicted, fmt):
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")

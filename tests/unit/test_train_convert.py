@@ -1,0 +1,81 @@
+"""extractors.convert: gold data to spaCy training docs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import spacy
+from spacy.tokens import DocBin
+
+from extractors.convert import (
+    conll_docs,
+    is_dataset_name,
+    longest_spans,
+    scierc_docs,
+    scirex_docs,
+    write_docbin,
+)
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+
+
+def _ents(doc):
+    return [(e.start, e.end - 1, e.label_) for e in doc.ents]
+
+
+def test_longest_spans_keeps_outermost_of_nested_spans():
+    assert longest_spans([(11, 12, "Material"), (12, 12, "Generic"), (0, 0, "Task")]) == [
+        (0, 0, "Task"),
+        (11, 12, "Material"),
+    ]
+
+
+def test_scierc_docs_use_gold_tokens_and_full_annotation():
+    docs = list(scierc_docs(FIXTURES / "tiny_scierc.json", spacy.blank("en").vocab))
+    doc = docs[0]
+    assert len(doc) == 15 and doc[3].text == "vector"
+    assert _ents(doc) == [(2, 4, "Method"), (6, 6, "Task"), (8, 8, "Metric"), (11, 12, "Material")]
+    assert all(t.ent_iob_ in ("B", "I", "O") for t in doc)  # no missing tokens
+    assert [s.start for s in doc.sents] == [0, 8]
+
+
+def test_scierc_docs_can_split_dataset_names_out_of_material():
+    docs = list(scierc_docs(FIXTURES / "tiny_scierc.json", spacy.blank("en").vocab, dataset_label=True))
+    assert (11, 12, "DATASET") in _ents(docs[0])
+
+
+def test_is_dataset_name_tells_named_corpora_from_plain_materials():
+    assert is_dataset_name(["Penn", "Treebank"])
+    assert is_dataset_name(["MUC-6"])
+    assert is_dataset_name(["TREC"])
+    assert is_dataset_name(["parallel", "corpus"])
+    assert not is_dataset_name(["images"])
+    assert not is_dataset_name(["speech", "data"])
+
+
+def test_conll_docs_map_labels_and_leave_other_tokens_missing():
+    docs = list(conll_docs(FIXTURES / "tiny_tdmsci.conll", spacy.blank("en").vocab))
+    doc = docs[0]
+    assert _ents(doc) == [(2, 2, "Metric"), (4, 5, "DATASET"), (7, 8, "Task")]
+    assert doc[0].ent_iob_ == ""  # missing, not O: TDMSci does not annotate methods
+    only = list(conll_docs(FIXTURES / "tiny_tdmsci.conll", spacy.blank("en").vocab, keep=[2]))
+    assert len(only) == 1 and _ents(only[0]) == [(0, 1, "Task"), (3, 3, "Metric")]
+
+
+def test_scirex_docs_keep_sentences_with_mentions_and_exclusive_ends():
+    docs = list(scirex_docs(FIXTURES / "tiny_scirex.jsonl", spacy.blank("en").vocab))
+    assert [[t.text for t in d] for d in docs] == [
+        ["We", "train", "ResNet", "on", "ImageNet", "."],
+        ["Top-1", "accuracy", "rises", "."],
+    ]
+    assert _ents(docs[0]) == [(2, 2, "Method"), (4, 4, "DATASET")]
+    assert _ents(docs[1]) == [(0, 1, "Metric")]
+
+
+def test_write_docbin_round_trips(tmp_path):
+    vocab = spacy.blank("en").vocab
+    path = tmp_path / "out.spacy"
+    assert write_docbin(scierc_docs(FIXTURES / "tiny_scierc.json", vocab), path) == 2
+    back = list(DocBin().from_disk(path).get_docs(vocab))
+    assert _ents(back[0])[0] == (2, 4, "Method")
+    assert [s.start for s in back[0].sents] == [0, 8]
