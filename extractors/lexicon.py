@@ -7,6 +7,9 @@ from __future__ import annotations
 
 __all__ = [
     "HEAD_LABELS",
+    "VERBISH",
+    "NOUN_ING",
+    "is_verbish",
     "GENERIC_PHRASES",
     "BOUNDARY_WORDS",
     "label_for_head",
@@ -41,33 +44,39 @@ for _label, _words in {
     for _word in _words.split():
         HEAD_LABELS[_word] = _label
 
+_GENERIC_WORDS = """
+method methods model models approach approaches framework frameworks algorithm algorithms technique
+techniques system systems architecture architectures network networks module modules mechanism
+mechanisms strategy strategies pipeline pipelines scheme schemes task tasks problem problems dataset
+datasets data benchmark benchmarks corpus corpora metric metrics score scores experiment experiments
+result results performance baseline baselines learning training inference evaluation analysis accuracy
+error errors loss objective policy policies agent agents layer layers generation classification
+detection prediction estimation optimization search reasoning understanding planning alignment
+compression simulation discovery verification editing tracking retrieval translation recognition
+segmentation synthesis reconstruction navigation sota state-of-the-art work works paper study
+"""
+_GENERIC_MULTI = """
+baseline method | baseline methods | prior work | state of the art | state-of-the-art methods
+state-of-the-art models | state-of-the-art approaches | learning method | learning methods
+learning algorithm | learning algorithms | learning framework | learning model | learning models
+deep learning model | deep learning models | machine learning model | machine learning models
+neural network | neural networks | deep neural network | deep neural networks | deep networks
+language model | language models | downstream task | downstream tasks | real-world tasks
+real-world datasets | real-world benchmarks | various tasks | diverse tasks | extensive experiments
+comprehensive experiments | empirical results | experimental results | theoretical analysis
+training data | test data | training dataset | test set | training set | validation set
+evaluation metric | evaluation metrics | benchmark dataset | benchmark datasets | public datasets
+several benchmarks | multiple benchmarks | standard benchmarks | diverse benchmarks
+challenging benchmarks | popular benchmarks | synthetic datasets | synthetic data | large models
+generative models | generative model | baseline models | existing models | existing methods
+prior methods | previous methods | existing approaches | current methods | training method
+optimization method | optimization methods | optimization algorithm | optimization algorithms
+"""
+
 #: Phrases that name no particular thing; they never become entities (compared case-folded).
-GENERIC_PHRASES: frozenset[str] = frozenset(
-    """
-    method methods model models approach approaches framework frameworks algorithm algorithms technique
-    techniques system systems architecture architectures network networks module modules mechanism
-    strategy strategies pipeline scheme task tasks problem problems dataset datasets data benchmark
-    benchmarks corpus corpora metric metrics score scores experiment experiments result results
-    performance baseline baselines baseline method baseline methods our method our approach our model
-    our framework this method this approach this task this model the method the model the task
-    proposed method proposed approach proposed framework proposed model new method novel method
-    novel approach novel framework existing methods prior methods previous methods prior work
-    state of the art state-of-the-art state-of-the-art methods sota learning training inference
-    evaluation analysis accuracy error loss objective policy policies agent agents layer layers
-    learning method learning methods learning algorithm learning algorithms learning framework
-    generation classification detection prediction estimation optimization search reasoning
-    understanding planning alignment compression simulation discovery verification editing
-    tracking retrieval translation recognition segmentation synthesis reconstruction navigation
-    deep learning model deep learning models machine learning model machine learning models
-    neural network neural networks deep neural network deep neural networks
-    language model language models the model's models' tasks' existing approaches
-    downstream tasks downstream task real-world tasks real-world datasets various tasks
-    extensive experiments comprehensive experiments empirical results theoretical analysis
-    training data test data training dataset test set training set validation set
-    evaluation metrics evaluation metric benchmark datasets benchmark dataset public datasets
-    several benchmarks multiple benchmarks standard benchmarks diverse benchmarks
-    """.split("\n")
-) - {""}
+GENERIC_PHRASES: frozenset[str] = frozenset(_GENERIC_WORDS.split()) | frozenset(
+    p.strip() for p in _GENERIC_MULTI.replace("\n", "|").split("|") if p.strip()
+)
 
 #: Words that end a noun phrase on the left: they are never part of an entity name.
 BOUNDARY_WORDS: frozenset[str] = frozenset(
@@ -84,8 +93,44 @@ BOUNDARY_WORDS: frozenset[str] = frozenset(
     using use uses used based achieve achieves achieved improve improves improved show shows shown
     demonstrate demonstrates propose proposes introduce introduces present presents enable enables
     across over under between among within through during after before upon against toward towards
+    results experiments experimental extensive significant competitive minimal highly substantially
+    high low perfect comparable non-trivial good poor superior remarkable impressive stronger notable
+    substantial considerable great greater promising reasonable satisfactory stringent so-called face
+    strong weak improved better worse faster slower lightweight overall
     """.split()
 )
+
+
+#: -ing words that are nouns in this domain ("reinforcement learning"); other -ing words end a phrase.
+NOUN_ING: frozenset[str] = frozenset(
+    """
+    learning prompting sampling training pretraining pre-training modeling modelling reasoning tracking
+    editing parsing tagging decoding encoding embedding pruning tuning fine-tuning finetuning scaling
+    splatting answering captioning forecasting understanding planning clustering ranking matching
+    hashing labeling labelling boosting routing pooling masking denoising inpainting thinking computing
+    processing mining programming rendering unlearning watermarking smoothing following filtering
+    streaming spelling coding engineering imaging sensing driving painting reading writing meaning
+    tokenizing morphing
+    """.split()
+)
+#: Verbs that abstracts use right before a noun phrase; they are never part of a name.
+VERBISH: frozenset[str] = frozenset(
+    """
+    identify stabilize accelerate restrict combine achieve reduce increase enhance leverage exploit
+    outperform require mitigate address tackle solve exhibit yield obtain attain provide generate
+    capture learn train evaluate perform employ adopt apply integrate incorporate optimize minimize
+    maximize preserve maintain """.split()
+)
+
+
+def is_verbish(word: str) -> bool:
+    """True for words that are most likely verbs or adverbs, so they end a noun phrase."""
+    w = word.lower()
+    if w in VERBISH or w.rstrip("s") in VERBISH or w.endswith("ly"):
+        return True
+    if w.endswith("ing") and w not in NOUN_ING and not w.endswith("-ing"):
+        return True
+    return w.endswith(("ize", "izes", "ise", "ises", "ify", "ifies")) and len(w) > 5
 
 
 def label_for_head(word: str) -> str | None:

@@ -97,7 +97,8 @@ class Mention:
     ``start``/``end`` are character offsets into ``Paper.abstract``; ``sent_start``/``sent_end``
     locate the sentence, so every edge can point back at its evidence.
     ``role`` is ``"proposed"`` when the paper introduces the thing ("we propose X"), else ``"used"``.
-    ``short``/``long`` hold an acronym definition seen in this paper ("Long Form (LF)").
+    ``short_form``/``long_form`` hold an acronym definition seen in this paper ("Long Form (LF)");
+    ``canonical`` is the gazetteer's name for the concept when a gazetteer matched.
     """
 
     paper_id: str
@@ -112,6 +113,7 @@ class Mention:
     role: str = "used"
     long_form: str | None = None
     short_form: str | None = None
+    canonical: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,0 +1,128 @@
+"""Load the extraction pipeline and run it over papers.
+
+``load_pipeline()`` finds the trained pipeline shipped inside this package (or a user's own spaCy
+pipeline by path or package name) and makes sure the rule components sit behind it;
+``extract_mentions()`` streams papers through ``nlp.pipe`` and yields typed :class:`Mention` records.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from importlib import resources
+from pathlib import Path
+
+import spacy
+from spacy.language import Language
+from spacy.util import compile_suffix_regex
+
+from kg.errors import ModelError
+from kg.model import Paper, Mention
+
+from . import acronyms as _acronyms  # noqa: F401  (registers the kg_acronyms factory)
+from . import mentions as _mentions  # noqa: F401  (registers kg_mentions)
+from .mentions import MENTIONS_KEY
+from .rules import add_gazetteer
+
+__all__ = ["DEFAULT_MODEL", "shipped_model_path", "load_pipeline", "add_rules", "extract_mentions"]
+
+#: Name of the trained pipeline directory inside ``extractors/models``.
+DEFAULT_MODEL = "sci_ner"
+_SIZED_NAME = re.compile(r"^[A-Za-z][\w.]*-\d+(?:\.\d+)?[kKMBbT]$")
+RULE_COMPONENTS = ("kg_acronyms", "kg_gazetteer", "kg_cues", "kg_heads", "kg_mentions")
+
+
+def shipped_model_path() -> Path | None:
+    """The trained pipeline shipped as package data, or None when this install has none."""
+    path = Path(str(resources.files("extractors") / "models" / DEFAULT_MODEL))
+    return path if (path / "config.cfg").exists() else None
+
+
+def load_pipeline(name_or_path: str | Path | None = None, *, rules: bool = True,
+                  statistical: bool = True) -> Language:
+    """The extraction pipeline.
+
+    Args:
+        name_or_path: a spaCy pipeline directory or installed package; None for the shipped one
+            (a blank English pipeline with rules only when none is shipped).
+        rules: add the rule components (acronyms, gazetteer, cues, head phrases) and the mention
+            chooser behind the statistical components.
+        statistical: load the trained model at all; False gives the rules-only pipeline.
+
+    Raises:
+        ModelError: ``name_or_path`` is neither a pipeline directory nor an installed package.
+    """
+    target = name_or_path if name_or_path is not None else (shipped_model_path() if statistical else None)
+    if target is None:
+        nlp = spacy.blank("en")
+    else:
+        try:
+            nlp = spacy.load(target)
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"{target}: cannot load a spaCy pipeline from it ({str(exc).splitlines()[0]}); "
+                             "give a pipeline directory or an installed package name") from exc
+    if rules:
+        add_rules(nlp)
+    return nlp
+
+
+def tune_tokenizer(nlp: Language) -> Language:
+    """Keep names that end in a size in one token ("LAION-400M", "Qwen-7B"; spaCy splits "M" off
+    as a unit) and split a sentence's full stop off them."""
+    suffixes = list(nlp.Defaults.suffixes) + [r"(?<=\d[kKMBbx%])\."]
+    nlp.tokenizer.suffix_search = compile_suffix_regex(suffixes).search
+    if not isinstance(nlp.tokenizer.token_match, _SizedNameMatch):
+        nlp.tokenizer.token_match = _SizedNameMatch(nlp.tokenizer.token_match)
+    return nlp
+
+
+class _SizedNameMatch:
+    """``token_match`` that keeps "LAION-400M" whole, then defers to the language's own rule
+    (a class, not a lambda, so the tokenizer still pickles for multiprocessing)."""
+
+    def __init__(self, default):
+        self.default = default
+
+    def __call__(self, text: str):
+        return _SIZED_NAME.match(text) or (self.default(text) if self.default else None)
+
+
+def add_rules(nlp: Language) -> Language:
+    """Add sentence splitting and the kg rule components that are not already in ``nlp``."""
+    tune_tokenizer(nlp)
+    if not any(name in nlp.pipe_names for name in ("senter", "parser", "sentencizer")):
+        nlp.add_pipe("sentencizer", first=True)
+    for name in RULE_COMPONENTS:
+        if name in nlp.pipe_names:
+            continue
+        if name == "kg_gazetteer":
+            add_gazetteer(nlp, name)
+        else:
+            nlp.add_pipe(name)
+    return nlp
+
+
+def extract_mentions(nlp: Language, papers: Iterable[Paper], *, batch_size: int = 64,
+                     n_process: int = 1) -> Iterator[tuple[Paper, list[Mention]]]:
+    """Yield each paper with its mentions, streaming through ``nlp.pipe``."""
+    stream = ((paper.abstract, paper) for paper in papers)
+    for doc, paper in nlp.pipe(stream, as_tuples=True, batch_size=batch_size, n_process=n_process):
+        records = doc.user_data.get(MENTIONS_KEY, [])
+        yield paper, [
+            Mention(
+                paper_id=paper.id,
+                label=r["label"],
+                text=r["text"],
+                start=r["start"],
+                end=r["end"],
+                sentence=r["sentence"],
+                sent_start=r["sent_start"],
+                extractor=r["extractor"],
+                score=r["score"],
+                role=r["role"],
+                long_form=r["long_form"],
+                short_form=r["short_form"],
+                canonical=r["canonical"],
+            )
+            for r in records
+        ]

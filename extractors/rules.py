@@ -1,0 +1,370 @@
+"""Rule-based mention finders: gazetteers and name shapes (a ``SpanRuler``), cue phrases
+("we propose X", "experiments on X", "in terms of X") and head-noun phrases ("... detection").
+
+Each finder writes candidate spans into its own ``doc.spans`` key, labelled with a product label
+(METHOD, DATASET, TASK, METRIC); ``kg_mentions`` (in :mod:`extractors.mentions`) decides between
+overlapping candidates. Pure helpers over tokens sit beside the thin components.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from spacy.language import Language
+from spacy.matcher import Matcher
+from spacy.tokens import Doc, Span, Token
+
+from .lexicon import BOUNDARY_WORDS, HEAD_LABELS, is_generic, is_verbish, label_for_head
+
+__all__ = [
+    "GAZETTEER_FILES",
+    "load_gazetteer",
+    "gazetteer_patterns",
+    "shape_patterns",
+    "is_name_token",
+    "name_after",
+    "appositive_label",
+    "head_phrases",
+    "CueFinder",
+]
+
+GAZETTEER_FILES: dict[str, str] = {
+    "DATASET": "datasets.txt",
+    "METHOD": "methods.txt",
+    "METRIC": "metrics.txt",
+    "TASK": "tasks.txt",
+}
+CUES_KEY = "kg_cues"
+HEADS_KEY = "kg_heads"
+
+
+@lru_cache(maxsize=None)
+def load_gazetteer(directory: str | None = None) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """``(label, canonical name, aliases)`` for every line of the gazetteer files."""
+    base = Path(directory) if directory else resources.files("extractors") / "gazetteers"
+    entries = []
+    for label, filename in GAZETTEER_FILES.items():
+        text = (base / filename).read_text(encoding="utf-8")
+        for line in text.splitlines():
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            names = [n.strip() for n in line.split("|") if n.strip()]
+            entries.append((label, names[0], tuple(names)))
+    return tuple(entries)
+
+
+def gazetteer_patterns(nlp: Language, directory: str | None = None) -> list[dict]:
+    """SpanRuler patterns: exact (ORTH) for names with capitals or digits, case-insensitive with an
+    optional plural for all-lowercase names. The pattern ``id`` is the canonical name."""
+    patterns = []
+    for label, canonical, names in load_gazetteer(directory):
+        for name in names:
+            if name != name.lower():
+                patterns.append({"label": label, "pattern": name, "id": canonical})
+            else:
+                words = [t.text for t in nlp.make_doc(name)]
+                tokens = [{"LOWER": w} for w in words[:-1]]
+                last = words[-1]
+                tokens.append({"LOWER": {"IN": [last, last + "s", last + "es"]}})
+                patterns.append({"label": label, "pattern": tokens, "id": "lower:" + canonical})
+    return patterns
+
+
+_DATASET_HEADS = ["dataset", "datasets", "benchmark", "benchmarks", "corpus", "suite", "testbed"]
+
+
+def shape_patterns() -> list[dict]:
+    """Name shapes that say what a token is: "NoveltyBench", "GOT-10k", "LAION-400M", "X dataset"."""
+    return [
+        {"label": "DATASET", "id": "shape:bench",
+         "pattern": [{"TEXT": {"REGEX": r"^[A-Z][\w\-]*[Bb]ench(?:mark)?(?:-\w+)?$"}}]},
+        {"label": "DATASET", "id": "shape:size",
+         "pattern": [{"TEXT": {"REGEX": r"^[A-Z][A-Za-z]+-\d+[kKM]$"}}]},
+        {"label": "DATASET", "id": "shape:name-head",
+         "pattern": [{"TEXT": {"REGEX": r"^[A-Z][\w\-]*[A-Z0-9][\w\-]*$"}, "IS_SENT_START": False},
+                     {"LOWER": {"IN": _DATASET_HEADS}}]},
+    ]
+
+
+_NAME_SHAPE = re.compile(r"^(?:[A-Z][\w\-+.]*|[a-z]+[A-Z][\w\-+.]*|\d+[A-Z][\w\-]*)$")
+
+
+def is_name_token(token: Token) -> bool:
+    """A token that can be (part of) a coined name: capitalised, CamelCase or an acronym, and not
+    a capitalised ordinary word at the start of a sentence."""
+    text = token.text
+    if not _NAME_SHAPE.match(text):
+        return False
+    if token.is_sent_start and text.istitle() and text.lower() in BOUNDARY_WORDS:
+        return False
+    return True
+
+
+def name_after(doc: Doc, i: int, max_skip: int = 4) -> Span | None:
+    """The coined name starting within ``max_skip`` tokens after index ``i`` ("we propose a novel
+    FARTrack ..."), skipping articles and lowercase adjectives; None when a lowercase noun phrase
+    comes first."""
+    j = i
+    skipped = 0
+    while j < len(doc) and skipped <= max_skip:
+        token = doc[j]
+        if is_name_token(token) and not token.is_sent_start:
+            break
+        if token.is_punct or token.lower_ in {"that", "which", "to", "for", "and", "in", "on", "with"}:
+            return None
+        if token.lower_ in BOUNDARY_WORDS or token.is_lower:
+            j += 1
+            skipped += 1
+            continue
+        return None
+    else:
+        return None
+    start = j
+    end = j + 1
+    # a multi-word name continues with names joined by short lowercase words ("String Seed of Thought")
+    while end < len(doc) and end - start < 8:
+        if is_name_token(doc[end]):
+            end += 1
+        elif doc[end].lower_ in {"of", "for", "-"} and end + 1 < len(doc) and is_name_token(doc[end + 1]):
+            end += 2
+        else:
+            break
+    # stop before a following lowercase head noun: "RS framework" is a modifier, not a name
+    if end < len(doc) and doc[end].is_lower and doc[end].lower_ in HEAD_LABELS:
+        return None
+    return doc[start:end]
+
+
+def appositive_label(doc: Doc, end: int, window: int = 8) -> str | None:
+    """Label from an appositive after a name: "SSoT, a simple prompting method" -> METHOD."""
+    j = end
+    while j < len(doc) and doc[j].text in {")", "]", "”", "'", '"'}:
+        j += 1
+    if j >= len(doc) or doc[j].text not in {",", ":", "—", "–", "("}:
+        return None
+    for token in doc[j + 1: min(len(doc), j + 1 + window)]:
+        if token.text in {",", ".", ";", "(", ")"} or token.lower_ in {"that", "which", "for", "to", "of", "with"}:
+            break
+        label = label_for_head(token.text)
+        if label is not None and token.is_lower:
+            # keep scanning: "a large-scale benchmark dataset" ends on the last head word
+            nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
+            if nxt is not None and nxt.is_lower and label_for_head(nxt.text):
+                continue
+            return label
+    return None
+
+
+_TRIGGERS = {
+    "propose": ["propose", "proposes", "introduce", "introduces", "present", "presents", "develop",
+                "develops", "design", "designs", "build", "builds", "construct", "constructs", "curate",
+                "curates", "release", "releases", "term", "call", "dub", "name"],
+    "evaluate_on": ["on"],
+    "terms_of": ["of"],
+}
+
+
+class CueFinder:
+    """Cue phrases that name an entity by position: "we propose X" (a proposed name),
+    "experiments on X, Y and Z" (datasets), "in terms of X" (a metric), "the task of X" (a task).
+
+    Writes ``doc.spans["kg_cues"]``; ``kb_id_`` is ``"proposed"`` for names a paper introduces.
+    """
+
+    def __init__(self, nlp: Language, name: str = "kg_cues", *, spans_key: str = CUES_KEY):
+        self.name = name
+        self.spans_key = spans_key
+        self.matcher = Matcher(nlp.vocab)
+        self.matcher.add("PROPOSE", [
+            [{"LOWER": {"IN": ["we", "paper", "work", "this"]}}, {"LOWER": {"IN": ["further", "also", "then", "first", "here"]}, "OP": "?"},
+             {"LOWER": {"IN": _TRIGGERS["propose"]}}],
+            [{"LOWER": {"IN": ["called", "named", "dubbed", "termed", "coined"]}}],
+        ])
+        self.matcher.add("EVAL_ON", [
+            [{"LOWER": {"IN": ["experiments", "experiment", "evaluations", "evaluation", "results", "evaluated",
+                               "evaluate", "evaluating", "tested", "test", "trained", "train", "training",
+                               "benchmarks", "benchmark", "datasets", "dataset", "performance", "accuracy",
+                               "improvements", "gains", "fine-tuned", "finetuned", "pretrained", "pre-trained"]}},
+             {"LOWER": {"IN": ["on", "using", "across", "including", "like"]}}],
+            [{"LOWER": {"IN": ["datasets", "benchmarks", "corpora"]}}, {"LOWER": {"IN": ["such", "including", "like"]}}, {"LOWER": "as", "OP": "?"}],
+        ])
+        self.matcher.add("TERMS_OF", [[{"LOWER": "in"}, {"LOWER": "terms"}, {"LOWER": "of"}]])
+        self.matcher.add("TASK_OF", [
+            [{"LOWER": {"IN": ["task", "problem"]}}, {"LOWER": "of"}],
+            [{"LOWER": {"IN": ["tasks", "applications"]}}, {"LOWER": {"IN": ["such", "including", "like"]}}, {"LOWER": "as", "OP": "?"}],
+        ])
+
+    def __call__(self, doc: Doc) -> Doc:
+        spans: list[Span] = []
+        for match_id, _start, end in self.matcher(doc):
+            kind = doc.vocab.strings[match_id]
+            spans.extend(self._spans_for(doc, kind, end))
+        doc.spans[self.spans_key] = spans
+        return doc
+
+    def _spans_for(self, doc: Doc, kind: str, end: int) -> Iterator[Span]:
+        if kind == "PROPOSE":
+            name = name_after(doc, end)
+            if name is not None:
+                label = _name_label(doc, name) or "METHOD"
+                yield Span(doc, name.start, name.end, label=label, kb_id="proposed")
+        elif kind == "EVAL_ON":
+            for name in _name_list(doc, end):
+                label = _name_label(doc, name) or "DATASET"
+                if label == "DATASET":
+                    yield Span(doc, name.start, name.end, label="DATASET")
+        elif kind == "TERMS_OF":
+            for name in _name_list(doc, end, lowercase_ok=True, max_words=3):
+                yield Span(doc, name.start, name.end, label="METRIC")
+        elif kind == "TASK_OF":
+            for name in _name_list(doc, end, lowercase_ok=True, max_words=5):
+                if not is_generic(name.text):
+                    yield Span(doc, name.start, name.end, label="TASK")
+
+    def to_disk(self, path, *, exclude=tuple()):  # noqa: D102 - rules live in code
+        pass
+
+    def from_disk(self, path, *, exclude=tuple()):  # noqa: D102
+        return self
+
+
+def _name_label(doc: Doc, name: Span) -> str | None:
+    """Label a coined name by its own shape or the appositive after it."""
+    if re.search(r"[Bb]ench(?:mark)?$|QA$|-\d+[kKM]$", name.text):
+        return "DATASET"
+    if re.search(r"\d(?:\.\d+)?[Bb]$", name.text):  # "LLaMA-7B": a model size
+        return "METHOD"
+    after = appositive_label(doc, name.end)
+    if after is None and name.end + 1 < len(doc) and doc[name.end].text == "(":
+        # "X (XS), a ..." - skip the acronym in parentheses
+        close = next((t.i for t in doc[name.end: name.end + 6] if t.text == ")"), None)
+        if close is not None:
+            after = appositive_label(doc, close + 1)
+    if after is not None:
+        return after
+    last = name[-1].text
+    return label_for_head(last)
+
+
+def _name_list(doc: Doc, i: int, *, lowercase_ok: bool = False, max_words: int = 6) -> Iterator[Span]:
+    """Names in a list starting at ``i``: "GOT-10k, LaSOT and TrackingNet"."""
+    j = i
+    if j < len(doc) and doc[j].lower_ in {"the", "a", "an", "several", "multiple", "various", "both", "three", "four", "five", "two"}:
+        j += 1
+    while j < len(doc):
+        start = j
+        while j < len(doc) and j - start < max_words:
+            token = doc[j]
+            if j > start and token.is_sent_start:
+                break
+            if is_name_token(token) or (lowercase_ok and token.is_alpha and token.lower_ not in BOUNDARY_WORDS
+                                        and not is_verbish(token.text)) \
+                    or (token.text == "-" and j > start):
+                j += 1
+            else:
+                break
+        if j == start:
+            return
+        span = doc[start:j]
+        while len(span) and (span[-1].lower_ in _DATASET_HEADS or span[-1].text == "-"):
+            span = span[:-1]
+        if len(span):
+            yield span
+        if j < len(doc) and doc[j].text == "," and j + 1 < len(doc):
+            j += 1
+            if doc[j].lower_ == "and":
+                j += 1
+        elif j < len(doc) and doc[j].lower_ in {"and", "or"}:
+            j += 1
+        else:
+            return
+
+
+_WORDLIKE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*$")
+_GENERIC_HEADS = frozenset(
+    "model models method methods approach approaches framework frameworks algorithm algorithms technique "
+    "techniques strategy scheme pipeline module modules mechanism system agent agents layer layers network "
+    "networks architecture architectures paradigm loss objective policy policies search heuristic estimator "
+    "estimators classifier classifiers score scores error errors rate dataset datasets benchmark benchmarks "
+    "suite testbed corpus corpora".split()
+)
+
+
+def head_phrases(doc: Doc, max_modifiers: int = 4) -> Iterator[Span]:
+    """Noun phrases that end in a labelled head noun: "multimodal misinformation detection" (TASK),
+    "image generation models" (METHOD). Generic heads need two modifiers or a named one, so
+    "prompting method" is not an entity but "GAN-based method" is."""
+    for token in doc:
+        head = token.lower_
+        label = HEAD_LABELS.get(head)
+        if label is None or not token.is_lower:
+            continue
+        nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
+        if nxt is not None and nxt.is_lower and nxt.lower_ in HEAD_LABELS and not nxt.is_punct:
+            continue  # "detection models": the phrase ends later
+        start = token.i
+        while start > token.sent.start and token.i - start < max_modifiers * 2:
+            prev = doc[start - 1]
+            if prev.text == "-" and start - 2 >= token.sent.start:
+                start -= 2
+                continue
+            if not _WORDLIKE.match(prev.text) or prev.lower_ in BOUNDARY_WORDS or prev.is_stop \
+                    or is_verbish(prev.text):
+                break
+            if prev.text.isupper() and len(prev.text) > 1 and not any(c.isdigit() for c in prev.text):
+                start -= 1  # an acronym modifier: "RL algorithms"
+                continue
+            if not prev.is_lower and not is_name_token(prev):
+                break
+            start -= 1
+        modifiers = [t for t in doc[start: token.i] if t.text != "-"]
+        if not modifiers:
+            continue
+        named = any(not t.is_lower for t in modifiers)
+        if head in _GENERIC_HEADS and len(modifiers) < 2 and not named:
+            continue
+        span = Span(doc, start, token.i + 1, label=label)
+        if not is_generic(span.text):
+            yield span
+
+
+class HeadPhraseFinder:
+    """Writes :func:`head_phrases` to ``doc.spans["kg_heads"]``."""
+
+    def __init__(self, nlp: Language, name: str = "kg_heads", *, spans_key: str = HEADS_KEY):
+        self.name = name
+        self.spans_key = spans_key
+
+    def __call__(self, doc: Doc) -> Doc:
+        doc.spans[self.spans_key] = list(head_phrases(doc))
+        return doc
+
+    def to_disk(self, path, *, exclude=tuple()):  # noqa: D102
+        pass
+
+    def from_disk(self, path, *, exclude=tuple()):  # noqa: D102
+        return self
+
+
+@Language.factory("kg_cues", default_config={"spans_key": CUES_KEY})
+def make_cue_finder(nlp: Language, name: str, spans_key: str) -> CueFinder:
+    return CueFinder(nlp, name, spans_key=spans_key)
+
+
+@Language.factory("kg_heads", default_config={"spans_key": HEADS_KEY})
+def make_head_finder(nlp: Language, name: str, spans_key: str) -> HeadPhraseFinder:
+    return HeadPhraseFinder(nlp, name, spans_key=spans_key)
+
+
+def add_gazetteer(nlp: Language, name: str = "kg_gazetteer", directory: str | None = None,
+                  patterns: Iterable[dict] | None = None) -> None:
+    """Add spaCy's ``span_ruler`` with the gazetteer and shape patterns (kept in the pipeline on
+    disk, so a packaged model carries its gazetteer)."""
+    ruler = nlp.add_pipe("span_ruler", name=name, config={"spans_key": name, "overwrite": True,
+                                                          "validate": False})
+    ruler.add_patterns(list(patterns) if patterns is not None else gazetteer_patterns(nlp, directory) + shape_patterns())
