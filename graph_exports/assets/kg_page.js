@@ -1,0 +1,617 @@
+/* kg page: legend and toggles, search, neighbour highlight, side panel.
+ *
+ * Safety rule for this file: no innerHTML, outerHTML, insertAdjacentHTML or document.write.
+ * Every text from the graph reaches the page through textContent, createTextNode, append(string)
+ * or setAttribute, so markup inside an abstract shows as text and never runs.
+ */
+(function () {
+  "use strict";
+
+  const DATA = window.KG_DATA;
+  const META = DATA.meta;
+  const LABEL_COLORS = META.labelColors || {};
+  const LABEL_SHAPES = META.labelShapes || {};
+
+  const byId = new Map(DATA.nodes.map((n) => [n.id, n]));
+  const edgeById = new Map(DATA.edges.map((e) => [e.id, e]));
+  const edgeColour0 = new Map(DATA.edges.map((e) => [e.id, JSON.parse(JSON.stringify(e.color || {}))]));
+  const topDeg = Math.max(0, ...DATA.nodes.map((n) => n.deg || 0));
+  const topSup = Math.max(0, ...DATA.nodes.map((n) => n.sup || 0));
+
+  const nodes = new vis.DataSet(DATA.nodes);
+  const edges = new vis.DataSet(DATA.edges);
+  const container = document.getElementById("mynetwork");
+  const network = new vis.Network(container, { nodes: nodes, edges: edges }, DATA.options);
+
+  const state = {
+    colourBy: META.colourBy,
+    sizeBy: META.sizeBy,
+    hiddenLabels: new Set(),
+    hiddenTypes: new Set(META.edgeTypes.filter((t) => t.hidden).map((t) => t.name)),
+    selected: null,
+    selectedEdge: null,
+  };
+  const painted = new Map(); // node or edge id -> key of what it was last painted with
+
+  const kg = {
+    network: network,
+    nodes: nodes,
+    edges: edges,
+    meta: META,
+    ready: false,
+    readyAt: null,
+    selected: () => state.selected,
+    selectNode: (id) => selectNode(id, true),
+    search: (q) => search(q).map((h) => h.id),
+  };
+  window.kg = kg;
+
+  // ------------------------------------------------------------------------------------------
+  // small DOM helpers (text only)
+
+  function el(tag, props, children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(props || {})) {
+      if (v === undefined || v === null) continue;
+      if (k === "class") e.className = v;
+      else if (k === "text") e.textContent = String(v);
+      else if (k === "style") Object.assign(e.style, v);
+      else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, String(v));
+    }
+    for (const c of children || []) {
+      if (c === undefined || c === null || c === false) continue;
+      e.append(c instanceof Node ? c : String(c));
+    }
+    return e;
+  }
+
+  const SVG = "http://www.w3.org/2000/svg";
+  function shapeIcon(shape, fill, border) {
+    const svg = document.createElementNS(SVG, "svg");
+    svg.setAttribute("width", "14");
+    svg.setAttribute("height", "14");
+    svg.setAttribute("viewBox", "0 0 14 14");
+    svg.setAttribute("aria-hidden", "true");
+    let s;
+    if (shape === "square") {
+      s = document.createElementNS(SVG, "rect");
+      s.setAttribute("x", "2"); s.setAttribute("y", "2");
+      s.setAttribute("width", "10"); s.setAttribute("height", "10");
+    } else if (shape === "dot" || !shape) {
+      s = document.createElementNS(SVG, "circle");
+      s.setAttribute("cx", "7"); s.setAttribute("cy", "7"); s.setAttribute("r", "5.5");
+    } else {
+      const pts = {
+        diamond: "7,1 13,7 7,13 1,7",
+        triangle: "7,1.5 13,12.5 1,12.5",
+        star: "7,0.8 8.8,5 13.3,5.3 9.8,8.2 11,12.8 7,10.3 3,12.8 4.2,8.2 0.7,5.3 5.2,5",
+      }[shape] || "7,1 13,7 7,13 1,7";
+      s = document.createElementNS(SVG, "polygon");
+      s.setAttribute("points", pts);
+    }
+    s.setAttribute("fill", fill);
+    s.setAttribute("stroke", border || fill);
+    s.setAttribute("stroke-width", "1.2");
+    svg.append(s);
+    return svg;
+  }
+
+  function lineIcon(colour, dashed) {
+    const svg = document.createElementNS(SVG, "svg");
+    svg.setAttribute("width", "18");
+    svg.setAttribute("height", "10");
+    svg.setAttribute("aria-hidden", "true");
+    const l = document.createElementNS(SVG, "line");
+    l.setAttribute("x1", "1"); l.setAttribute("y1", "5"); l.setAttribute("x2", "17"); l.setAttribute("y2", "5");
+    l.setAttribute("stroke", colour);
+    l.setAttribute("stroke-width", "2");
+    if (dashed) l.setAttribute("stroke-dasharray", "3,2");
+    svg.append(l);
+    return svg;
+  }
+
+  function hexAlpha(hex, alpha) {
+    const m = /^#?([0-9a-f]{6})$/i.exec(hex || "");
+    if (!m) return "rgba(150,150,150," + alpha + ")";
+    const v = parseInt(m[1], 16);
+    return "rgba(" + ((v >> 16) & 255) + "," + ((v >> 8) & 255) + "," + (v & 255) + "," + alpha + ")";
+  }
+
+  function normLabel(label) {
+    const s = String(label || "");
+    return s ? s.charAt(0).toUpperCase() + s.slice(1).toLowerCase() : "Other";
+  }
+
+  function fmt(n) {
+    return Number(n).toLocaleString("en-US");
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // painting: colours, sizes, hidden, highlight (only what changed is sent to vis)
+
+  function sizeOf(n) {
+    const base = n.kind === "Paper" ? 9 : 6;
+    const v = state.sizeBy === "support" ? n.sup || 0 : n.deg || 0;
+    const top = state.sizeBy === "support" ? topSup : topDeg;
+    return top > 0 ? Math.round((base + 16 * Math.sqrt(v / top)) * 100) / 100 : base;
+  }
+
+  function neighbourhood(id) {
+    const near = new Set([id]);
+    for (const m of network.getConnectedNodes(id)) near.add(m);
+    return near;
+  }
+
+  function repaint() {
+    const near = state.selected ? neighbourhood(state.selected) : null;
+    const nodeUpdates = [];
+    for (const n of DATA.nodes) {
+      const hidden = state.hiddenLabels.has(n.kind);
+      const dim = !!near && !near.has(n.id);
+      const fill = state.colourBy === "community" ? n.cc : n.lc;
+      const size = sizeOf(n);
+      const key = fill + "|" + dim + "|" + hidden + "|" + size;
+      if (painted.get(n.id) === key) continue;
+      painted.set(n.id, key);
+      nodeUpdates.push({
+        id: n.id,
+        hidden: hidden,
+        size: size,
+        color: dim
+          ? { background: "#ececec", border: "#d6d6d6", highlight: { background: fill, border: "#222" }, hover: { background: "#e0e0e0", border: "#bbb" } }
+          : { background: fill, border: n.lc, highlight: { background: fill, border: "#222222" }, hover: { background: fill, border: "#222222" } },
+        font: { color: dim ? "rgba(40,40,40,0.25)" : "#222222" },
+      });
+    }
+    if (nodeUpdates.length) nodes.update(nodeUpdates);
+
+    const edgeUpdates = [];
+    for (const e of DATA.edges) {
+      const a = byId.get(e.from), b = byId.get(e.to);
+      const hidden = state.hiddenTypes.has(e.type) || state.hiddenLabels.has(a.kind) || state.hiddenLabels.has(b.kind);
+      const lit = (!!near && (e.from === state.selected || e.to === state.selected)) || e.id === state.selectedEdge;
+      const dim = !!near && !lit;
+      const key = "e|" + hidden + "|" + lit + "|" + dim;
+      if (painted.get(e.id) === key) continue;
+      painted.set(e.id, key);
+      const c0 = edgeColour0.get(e.id);
+      edgeUpdates.push({
+        id: e.id,
+        hidden: hidden,
+        color: lit ? { color: "#333333", highlight: "#111111", opacity: 1 } : dim ? { color: "#e4e4e4", highlight: c0.highlight, opacity: 0.6 } : c0,
+      });
+    }
+    if (edgeUpdates.length) edges.update(edgeUpdates);
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // selection and the side panel
+
+  const panel = document.getElementById("kg-panel");
+  const panelBody = document.getElementById("kg-panel-body");
+
+  function openPanel(children) {
+    panelBody.replaceChildren(...children);
+    panel.hidden = false;
+    panel.scrollTop = 0;
+  }
+
+  function closePanel() {
+    panel.hidden = true;
+    panelBody.replaceChildren();
+  }
+
+  function nodeLink(id, text) {
+    const known = byId.has(id);
+    const a = el("span", { class: known ? "kg-link" : "kg-link kg-off", "data-node": id, text: text || id });
+    if (known) a.addEventListener("click", () => selectNode(id, true));
+    else a.title = "not on this page";
+    return a;
+  }
+
+  function kindChip(kind, colour) {
+    return el("span", { class: "kg-kind", style: { backgroundColor: colour || LABEL_COLORS[kind] || "#888" }, text: kind });
+  }
+
+  function codePoints(text) {
+    return Array.from(String(text || ""));
+  }
+
+  /* The abstract with its mentions marked. Offsets are Python character (code point) offsets. */
+  function markedAbstract(text, mentions) {
+    const cps = codePoints(text);
+    const spans = (mentions || [])
+      .filter((m) => Array.isArray(m) && Number.isInteger(m[0]) && Number.isInteger(m[1]) && m[0] >= 0 && m[0] < m[1] && m[1] <= cps.length)
+      .slice()
+      .sort((x, y) => x[0] - y[0] || y[1] - x[1]);
+    const out = el("p", { class: "kg-abstract" });
+    let pos = 0;
+    for (const m of spans) {
+      if (m[0] < pos) continue; // overlapping mention: the first one wins
+      if (m[0] > pos) out.append(cps.slice(pos, m[0]).join(""));
+      const label = normLabel(m[2]);
+      const colour = LABEL_COLORS[label] || "#999999";
+      const entity = m.length > 3 && m[3] ? String(m[3]) : "";
+      const mark = el("mark", {
+        title: label + (entity ? " · " + entity : ""),
+        "data-entity": entity,
+        "data-label": label,
+        style: { backgroundColor: hexAlpha(colour, 0.25), borderBottom: "2px solid " + colour },
+      }, [cps.slice(m[0], m[1]).join("")]);
+      if (entity && byId.has(entity)) mark.addEventListener("click", () => selectNode(entity, true));
+      out.append(mark);
+      pos = m[1];
+    }
+    if (pos < cps.length) out.append(cps.slice(pos).join(""));
+    return out;
+  }
+
+  /* An evidence sentence with the evidence text marked (found in the sentence, not by offset). */
+  function markedSentence(ev) {
+    const sentence = String(ev.sentence || ev.text || "");
+    const text = String(ev.text || "");
+    const q = el("blockquote");
+    const at = text ? sentence.indexOf(text) : -1;
+    if (at < 0) q.append(sentence);
+    else q.append(sentence.slice(0, at), el("mark", { style: { backgroundColor: "#fde9a8" } }, [text]), sentence.slice(at + text.length));
+    return q;
+  }
+
+  function neighboursByType(id) {
+    const groups = new Map();
+    for (const eid of network.getConnectedEdges(id)) {
+      const e = edgeById.get(eid);
+      if (!e) continue;
+      const other = e.from === id ? e.to : e.from;
+      const arrow = e.from === id ? e.type + " →" : "← " + e.type;
+      if (!groups.has(arrow)) groups.set(arrow, []);
+      groups.get(arrow).push(other);
+    }
+    return groups;
+  }
+
+  function linksSection(id) {
+    const out = [];
+    const groups = neighboursByType(id);
+    for (const [arrow, ids] of [...groups.entries()].sort()) {
+      out.push(el("h4", { text: arrow + " (" + ids.length + ")" }));
+      const ul = el("ul");
+      for (const other of ids.slice(0, 60)) {
+        const o = byId.get(other);
+        ul.append(el("li", {}, [nodeLink(other, o ? o.name : other)]));
+      }
+      if (ids.length > 60) ul.append(el("li", { class: "kg-muted", text: "and " + (ids.length - 60) + " more" }));
+      out.push(ul);
+    }
+    return out;
+  }
+
+  function paperPanel(n) {
+    const parts = [kindChip("Paper"), el("h3", { text: n.title || n.name })];
+    if (n.titleDerived || !n.title) parts.push(el("div", { class: "kg-meta kg-muted", text: "title derived from the abstract" }));
+    const bits = [n.year, n.venue].filter((x) => x !== null && x !== undefined && x !== "");
+    if (bits.length) parts.push(el("div", { class: "kg-meta", text: bits.join(" · ") }));
+    if (n.authors && n.authors.length) parts.push(el("div", { class: "kg-meta", text: n.authors.join(", ") }));
+    if (n.keywords && n.keywords.length) parts.push(el("div", {}, n.keywords.map((k) => el("span", { class: "kg-chip", text: k }))));
+    parts.push(el("h4", { text: "Abstract" }));
+    parts.push(markedAbstract(n.abstract, n.mentions));
+    parts.push(...linksSection(n.id));
+    parts.push(el("div", { class: "kg-meta kg-muted", text: n.id + (n.source ? " · " + n.source : "") }));
+    return parts;
+  }
+
+  function entityPanel(n) {
+    const parts = [kindChip(n.kind), el("h3", { text: n.name })];
+    const bits = ["support " + fmt(n.support || 0) + " paper" + (n.support === 1 ? "" : "s")];
+    if (n.mentionCount !== null && n.mentionCount !== undefined) bits.push(fmt(n.mentionCount) + " mentions");
+    parts.push(el("div", { class: "kg-meta", text: bits.join(" · ") }));
+    const aliases = (n.aliases || []).filter((a) => a !== n.name);
+    if (aliases.length) {
+      parts.push(el("h4", { text: "Aliases" }));
+      parts.push(el("div", { class: "kg-aliases" }, aliases.map((a) => el("span", { class: "kg-chip", text: a }))));
+    }
+    parts.push(el("h4", { text: "Papers (" + fmt(n.papersTotal || 0) + ")" }));
+    const ul = el("ul", { class: "kg-papers" });
+    for (const [pid, pname] of n.papers || []) ul.append(el("li", {}, [nodeLink(pid, pname)]));
+    if ((n.papersTotal || 0) > (n.papers || []).length) ul.append(el("li", { class: "kg-muted", text: "and " + fmt(n.papersTotal - n.papers.length) + " more" }));
+    parts.push(ul);
+    parts.push(...linksSection(n.id).filter((x) => true));
+    parts.push(el("div", { class: "kg-meta kg-muted", text: n.id }));
+    return parts;
+  }
+
+  function edgePanel(e) {
+    const a = byId.get(e.from), b = byId.get(e.to);
+    const parts = [kindChip(e.type, e.type === "RELATED_TO" ? "#4e79a7" : "#666666")];
+    parts.push(el("h3", {}, [nodeLink(e.from, a ? a.name : e.from), " → ", nodeLink(e.to, b ? b.name : e.to)]));
+    const bits = ["weight " + (Math.round((e.weight || 0) * 1000) / 1000)];
+    if (e.count !== null && e.count !== undefined) bits.push("count " + e.count);
+    parts.push(el("div", { class: "kg-meta", text: bits.join(" · ") }));
+    if (e.shared && e.shared.length) {
+      parts.push(el("h4", { text: "Shared (" + fmt(e.sharedTotal || e.shared.length) + ")" }));
+      parts.push(el("div", {}, e.shared.map(([sid, sname]) => {
+        const chip = el("span", { class: "kg-chip" }, [nodeLink(sid, sname)]);
+        return chip;
+      })));
+    }
+    const evidence = e.evidence || [];
+    if (evidence.length) {
+      parts.push(el("h4", { text: "Evidence (" + evidence.length + (e.evidenceTotal > evidence.length ? " of " + fmt(e.evidenceTotal) : "") + ")" }));
+      for (const ev of evidence) {
+        parts.push(markedSentence(ev));
+        const src = [];
+        if (ev.paper_id) src.push(nodeLink(ev.paper_id.startsWith("paper:") ? ev.paper_id : "paper:" + ev.paper_id, ev.paper_id));
+        const how = [ev.extractor, ev.score !== undefined && ev.score !== null ? "score " + ev.score : null].filter(Boolean).join(", ");
+        if (how) src.push(" · " + how);
+        parts.push(el("div", { class: "kg-meta kg-muted" }, src));
+      }
+    } else if (e.type !== "RELATED_TO") {
+      parts.push(el("div", { class: "kg-meta kg-muted", text: "no evidence sentence recorded" }));
+    }
+    return parts;
+  }
+
+  function selectNode(id, zoom) {
+    const n = byId.get(id);
+    if (!n) return false;
+    if (state.hiddenLabels.has(n.kind)) setLabelHidden(n.kind, false);
+    state.selected = id;
+    state.selectedEdge = null;
+    network.selectNodes([id], false);
+    repaint();
+    openPanel(n.kind === "Paper" ? paperPanel(n) : entityPanel(n));
+    panel.dataset.node = id;
+    delete panel.dataset.edge;
+    if (zoom) {
+      network.focus(id, { scale: Math.max(network.getScale(), 1.1), animation: { duration: 450, easingFunction: "easeInOutQuad" } });
+    }
+    return true;
+  }
+
+  function selectEdge(eid) {
+    const e = edgeById.get(eid);
+    if (!e) return;
+    state.selected = null;
+    state.selectedEdge = eid;
+    repaint();
+    openPanel(edgePanel(e));
+    panel.dataset.edge = eid;
+    delete panel.dataset.node;
+  }
+
+  function clearSelection() {
+    state.selected = null;
+    state.selectedEdge = null;
+    network.unselectAll();
+    repaint();
+    closePanel();
+  }
+
+  network.on("click", (p) => {
+    if (p.nodes && p.nodes.length) selectNode(p.nodes[0], false);
+    else if (p.edges && p.edges.length) selectEdge(p.edges[0]);
+    else clearSelection();
+  });
+  document.getElementById("kg-panel-close").addEventListener("click", clearSelection);
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape" && document.activeElement !== searchInput) clearSelection();
+  });
+
+  // hover tooltip, built from text (vis-network's own tooltip would render HTML strings)
+  const tooltip = document.getElementById("kg-tooltip");
+  function showTip(text, p) {
+    const rect = container.getBoundingClientRect();
+    const dom = p && p.pointer && p.pointer.DOM ? p.pointer.DOM : { x: 0, y: 0 };
+    tooltip.textContent = text;
+    tooltip.style.left = Math.round(rect.left + dom.x + 14) + "px";
+    tooltip.style.top = Math.round(rect.top + dom.y + 14) + "px";
+    tooltip.hidden = false;
+  }
+  network.on("hoverNode", (p) => {
+    const n = byId.get(p.node);
+    if (!n) return;
+    const extra = n.kind === "Paper" ? (n.year ? " · " + n.year : "") : " · support " + (n.support || 0);
+    showTip(n.name + " (" + n.kind + extra + ")", p);
+  });
+  network.on("hoverEdge", (p) => {
+    const e = edgeById.get(p.edge);
+    if (!e) return;
+    const shared = e.shared && e.shared.length ? ": " + e.shared.slice(0, 4).map((s) => s[1]).join(", ") + (e.shared.length > 4 ? "…" : "") : "";
+    showTip(e.type + shared, p);
+  });
+  network.on("blurNode", () => { tooltip.hidden = true; });
+  network.on("blurEdge", () => { tooltip.hidden = true; });
+  network.on("dragStart", () => { tooltip.hidden = true; });
+  network.on("zoom", () => { tooltip.hidden = true; });
+
+  // ------------------------------------------------------------------------------------------
+  // legend, toggles, display controls, what was left out
+
+  const labelBoxes = new Map();
+  function setLabelHidden(label, hidden) {
+    if (hidden) state.hiddenLabels.add(label);
+    else state.hiddenLabels.delete(label);
+    const box = labelBoxes.get(label);
+    if (box) box.checked = !hidden;
+    if (hidden && state.selected && byId.get(state.selected).kind === label) {
+      state.selected = null;
+      closePanel();
+    }
+    repaint();
+  }
+
+  function buildLegend() {
+    const ul = document.getElementById("kg-legend");
+    for (const l of META.labels) {
+      const box = el("input", { type: "checkbox", "data-label": l.name });
+      box.checked = true;
+      box.addEventListener("change", () => setLabelHidden(l.name, !box.checked));
+      labelBoxes.set(l.name, box);
+      ul.append(el("li", { "data-label": l.name }, [
+        el("label", {}, [box, shapeIcon(l.shape, l.color), el("span", { text: l.name }), el("span", { class: "kg-count", text: fmt(l.count) })]),
+      ]));
+    }
+    const types = document.getElementById("kg-edge-types");
+    for (const t of META.edgeTypes) {
+      const box = el("input", { type: "checkbox", "data-type": t.name });
+      box.checked = !t.hidden;
+      box.addEventListener("change", () => {
+        if (box.checked) state.hiddenTypes.delete(t.name);
+        else state.hiddenTypes.add(t.name);
+        repaint();
+      });
+      types.append(el("li", { "data-type": t.name }, [
+        el("label", {}, [box, lineIcon(t.name === "RELATED_TO" ? "#7b9cc4" : "#9a9a9a", t.name === "RELATED_TO" && META.view === "knowledge"), el("span", { text: t.name }), el("span", { class: "kg-count", text: fmt(t.count) })]),
+      ]));
+    }
+    if (!META.edgeTypes.length) types.append(el("li", { class: "kg-muted", text: "none" }));
+    updateCommunityNote();
+  }
+
+  function updateCommunityNote() {
+    const note = document.getElementById("kg-community-note");
+    if (state.colourBy === "community") {
+      note.textContent = "Fill colour: community (" + fmt(META.communities) + " found by Louvain). Shape and border: label.";
+      note.hidden = false;
+    } else {
+      note.hidden = true;
+    }
+  }
+
+  function buildSummary() {
+    const c = META.counts;
+    let text = fmt(c.nodes) + " nodes · " + fmt(c.edges) + " edges";
+    if (c.nodes < c.totalNodes || c.edges < c.totalEdges) text += " (of " + fmt(c.totalNodes) + " nodes · " + fmt(c.totalEdges) + " edges)";
+    if (META.options && META.options.length) text += " · " + META.options.join(" · ");
+    document.getElementById("kg-summary").textContent = text;
+
+    if (META.leftOut && META.leftOut.length) {
+      const box = document.getElementById("kg-left-out");
+      document.getElementById("kg-left-out-summary").textContent =
+        "Showing " + fmt(c.nodes) + " of " + fmt(c.totalNodes) + " nodes and " + fmt(c.edges) + " of " + fmt(c.totalEdges) + " edges. Left out:";
+      const ul = document.getElementById("kg-left-out-list");
+      for (const [reason, count] of META.leftOut) ul.append(el("li", { text: fmt(count) + " — " + reason }));
+      const by = Object.entries(META.leftOutByLabel || {});
+      if (by.length) ul.append(el("li", { text: "cut by max nodes: " + by.map(([l, n]) => fmt(n) + " " + l).join(", ") }));
+      box.hidden = false;
+    }
+  }
+
+  function buildControls() {
+    const colour = document.getElementById("kg-colour-by");
+    colour.value = state.colourBy;
+    colour.addEventListener("change", () => { state.colourBy = colour.value; updateCommunityNote(); repaint(); });
+    const size = document.getElementById("kg-size-by");
+    size.value = state.sizeBy;
+    size.addEventListener("change", () => { state.sizeBy = size.value; repaint(); });
+    document.getElementById("kg-fit").addEventListener("click", () => network.fit({ animation: { duration: 400 } }));
+    const relax = document.getElementById("kg-relax");
+    relax.addEventListener("click", () => {
+      relax.disabled = true;
+      const stop = () => { network.setOptions({ physics: { enabled: false } }); relax.disabled = false; };
+      network.once("stabilized", stop);
+      network.setOptions({ physics: { enabled: true, solver: "barnesHut", barnesHut: { gravitationalConstant: -3000, springLength: 60, avoidOverlap: 0.3 }, stabilization: { enabled: false } } });
+      network.stabilize(DATA.nodes.length > 1000 ? 50 : 150);
+      setTimeout(stop, 15000);
+    });
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // search by name, title, alias or id
+
+  const searchInput = document.getElementById("kg-search");
+  const results = document.getElementById("kg-search-results");
+  const index = DATA.nodes.map((n) => ({
+    id: n.id,
+    name: n.name,
+    kind: n.kind,
+    weight: (n.sup || 0) + (n.deg || 0),
+    terms: [n.name, n.title, ...(n.aliases || []), n.id]
+      .filter((t) => t !== undefined && t !== null && t !== "")
+      .map((t) => [String(t), String(t).toLowerCase()]),
+  }));
+
+  function search(query, limit) {
+    const q = String(query || "").trim().toLowerCase();
+    if (!q) return [];
+    const hits = [];
+    for (const it of index) {
+      let best = null;
+      for (const [term, low] of it.terms) {
+        let score;
+        if (low === q) score = 0;
+        else if (low.startsWith(q)) score = 1;
+        else {
+          const at = low.indexOf(q);
+          if (at < 0) continue;
+          score = /[\s\-_(/:]/.test(low.charAt(at - 1)) ? 2 : 3;
+        }
+        if (best === null || score < best.score) best = { score: score, term: term };
+      }
+      if (best) hits.push({ id: it.id, name: it.name, kind: it.kind, score: best.score, term: best.term, weight: it.weight });
+    }
+    hits.sort((a, b) => a.score - b.score || b.weight - a.weight || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return hits.slice(0, limit || 12);
+  }
+
+  let shown = [];
+  let active = -1;
+  function renderResults() {
+    const items = shown.map((h, i) => {
+      const n = byId.get(h.id);
+      const why = h.term !== h.name && h.term !== h.id ? "alias: " + h.term : h.kind;
+      const li = el("li", { role: "option", "data-node": h.id, "aria-selected": i === active ? "true" : "false" }, [
+        shapeIcon(LABEL_SHAPES[n.kind] || "dot", LABEL_COLORS[n.kind] || "#999"),
+        el("span", { class: "kg-hit-name", text: h.name }),
+        el("span", { class: "kg-hit-why", text: why }),
+      ]);
+      li.addEventListener("mousedown", (ev) => { ev.preventDefault(); pick(h.id); });
+      return li;
+    });
+    if (!items.length && searchInput.value.trim()) items.push(el("li", { class: "kg-empty", text: "no node matches" }));
+    results.replaceChildren(...items);
+    results.hidden = !items.length;
+  }
+
+  function pick(id) {
+    const n = byId.get(id);
+    if (!n) return;
+    searchInput.value = n.name;
+    shown = [];
+    active = -1;
+    renderResults();
+    selectNode(id, true);
+  }
+
+  searchInput.addEventListener("input", () => {
+    shown = search(searchInput.value);
+    active = shown.length ? 0 : -1;
+    renderResults();
+  });
+  searchInput.addEventListener("keydown", (ev) => {
+    if (ev.key === "ArrowDown" && shown.length) { active = (active + 1) % shown.length; renderResults(); ev.preventDefault(); }
+    else if (ev.key === "ArrowUp" && shown.length) { active = (active - 1 + shown.length) % shown.length; renderResults(); ev.preventDefault(); }
+    else if (ev.key === "Enter") {
+      if (!shown.length) shown = search(searchInput.value);
+      if (shown.length) pick(shown[Math.max(active, 0)].id);
+      ev.preventDefault();
+    } else if (ev.key === "Escape") { shown = []; active = -1; renderResults(); searchInput.blur(); }
+  });
+  searchInput.addEventListener("blur", () => { results.hidden = true; });
+  searchInput.addEventListener("focus", () => { if (shown.length) results.hidden = false; });
+
+  // ------------------------------------------------------------------------------------------
+  // start
+
+  buildLegend();
+  buildSummary();
+  buildControls();
+  repaint();
+  network.once("afterDrawing", () => {
+    kg.ready = true;
+    kg.readyAt = performance.now();
+    document.documentElement.setAttribute("data-kg-ready", "1");
+    if (META.focus && byId.has(META.focus)) selectNode(META.focus, false);
+  });
+})();
