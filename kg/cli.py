@@ -1,0 +1,196 @@
+"""The ``kg`` command line: thin wrappers over library functions.
+
+A user's mistake ends in one line naming the file, line and problem and a non-zero exit; add
+``--debug`` (before the command) for the traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .errors import BadRecord, KgError
+
+app = typer.Typer(
+    name="kg",
+    help="Build a knowledge graph of methods, datasets, tasks and metrics from paper abstracts.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+_state = {"debug": False}
+
+
+@app.callback()
+def _root(debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks instead of one-line errors.")] = False) -> None:
+    _state["debug"] = debug
+
+
+def main() -> None:
+    """Entry point of the ``kg`` script: KgError and I/O errors become one line and exit code 1."""
+    try:
+        app()
+    except KgError as exc:
+        if _state["debug"] or "--debug" in sys.argv:
+            raise
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
+
+
+def _load_nlp(model: Optional[Path], no_model: bool):
+    from extractors import load_pipeline
+
+    return load_pipeline(model, statistical=not no_model)
+
+
+def _count_lines_hint(inputs: list[str]) -> int | None:
+    """Cheap total for the progress bar: JSON lines and CSV rows of plain files (None for stdin/txt)."""
+    from .corpus import expand_inputs
+
+    total = 0
+    for path in expand_inputs(inputs):
+        if path == "-" or not path.endswith((".jsonl", ".ndjson", ".csv", ".tsv")):
+            return None
+        with open(path, "rb") as handle:
+            total += sum(1 for line in handle if line.strip())
+    return total
+
+
+@app.command("build")
+def build_cli(
+    inputs: Annotated[list[str], typer.Argument(help="Files, directories or globs of abstracts (.txt paragraphs, .jsonl, .csv); - for stdin.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder for graph.json, graph.graphml, graph.html and summary.json.")] = Path("out"),
+    fmt: Annotated[str, typer.Option("--format", "-f", help="Input format: auto (by suffix), txt, jsonl or csv.")] = "auto",
+    field: Annotated[Optional[list[str]], typer.Option("--field", help="Map a field to your column, e.g. --field abstract=summary (repeatable).")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Stop at the first bad record instead of skipping it.")] = False,
+    max_chars: Annotated[int, typer.Option("--max-chars", help="Abstracts longer than this are bad records.")] = 100_000,
+    model: Annotated[Optional[Path], typer.Option("--model", "-m", help="A spaCy pipeline directory or package to use instead of the shipped one.")] = None,
+    no_model: Annotated[bool, typer.Option("--rules-only", help="Skip the trained model; rules and gazetteers only.")] = False,
+    batch_size: Annotated[int, typer.Option("--batch-size", help="Abstracts per nlp.pipe batch.")] = 64,
+    related_k: Annotated[int, typer.Option("--related-k", help="RELATED_TO edges kept per paper (its strongest neighbours).")] = 10,
+    html: Annotated[bool, typer.Option("--html/--no-html", help="Write the interactive graph.html page.")] = True,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary table.")] = False,
+    json_summary: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
+) -> None:
+    """Build the graph of INPUTS into OUT: graph.json (node-link), graph.graphml, graph.html, summary.json."""
+    from graph_exports.files import write_graphml, write_json
+
+    from .build import build
+    from .corpus import parse_field_map
+
+    fields = parse_field_map(field or [])
+    nlp = _load_nlp(model, no_model)
+
+    def report(err: BadRecord) -> None:
+        err_console.print(f"[yellow]skipped[/] {err}", highlight=False, soft_wrap=True)
+
+    total = None if quiet else _count_lines_hint(inputs)
+    progress = Progress(SpinnerColumn(), TextColumn("extracting"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.fields[rate]} abstracts/s"), TimeElapsedColumn(),
+                        console=err_console, transient=True, disable=quiet)
+    with progress:
+        task = progress.add_task("extract", total=total, rate="-")
+
+        def tick(_paper, _mentions) -> None:
+            progress.advance(task)
+            elapsed = progress.tasks[0].elapsed or 0
+            if elapsed:
+                progress.update(task, rate=f"{progress.tasks[0].completed / elapsed:.0f}")
+
+        graph, summary = build(inputs, nlp, fmt=fmt, fields=fields, strict=strict, max_chars=max_chars,
+                               batch_size=batch_size, related_k=related_k, on_error=report, on_paper=tick)
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(graph, out / "graph.json")
+    write_graphml(graph, out / "graph.graphml")
+    if html:
+        from graph_exports.html import write_html
+
+        write_html(graph, out / "graph.html")
+    (out / "summary.json").write_text(json.dumps(summary.to_dict(), indent=2) + "\n", encoding="utf-8")
+    if json_summary:
+        typer.echo(json.dumps(summary.to_dict()))
+    elif not quiet:
+        _print_summary(summary, out, html)
+    if summary.papers == 0:
+        raise KgError("no abstracts were read from the inputs; nothing to build")
+
+
+def _print_summary(summary, out: Path, html: bool) -> None:
+    table = Table(title="kg build", show_header=False, box=None)
+    table.add_row("papers", f"{summary.papers:,}")
+    table.add_row("duplicates merged", f"{summary.duplicates:,}")
+    table.add_row("records skipped", f"{summary.skipped:,}")
+    mentions = ", ".join(f"{k} {v:,}" for k, v in summary.mentions_by_label.items())
+    table.add_row("mentions", f"{summary.mentions:,} ({mentions})")
+    entities = ", ".join(f"{k} {v:,}" for k, v in summary.entities.items())
+    table.add_row("entities", f"{sum(summary.entities.values()):,} ({entities})")
+    table.add_row("edges", ", ".join(f"{k} {v:,}" for k, v in summary.edges.items()))
+    table.add_row("seconds", f"{summary.seconds:.2f} (extraction {summary.extract_seconds:.2f})")
+    table.add_row("abstracts/s", f"{summary.abstracts_per_second:,.1f}")
+    files = ["graph.json", "graph.graphml", "summary.json"] + (["graph.html"] if html else [])
+    table.add_row("wrote", ", ".join(str(out / f) for f in files))
+    console.print(table)
+
+
+@app.command("stats")
+def stats_cli(
+    graph: Annotated[Path, typer.Argument(help="A graph.json written by kg build.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    top: Annotated[int, typer.Option("--top", help="Also list the N best-supported entities per label.")] = 0,
+) -> None:
+    """Print the counts of a graph: papers, mentions, entities per label, edges per type."""
+    from .graph import KnowledgeGraph
+
+    g = KnowledgeGraph.load(graph)
+    stats = g.stats()
+    if top:
+        stats["top"] = {label: [[g.nx.nodes[n]["name"], s] for n, s in g.top(label, n=top)]
+                        for label in ("Method", "Dataset", "Task", "Metric")}
+    if as_json:
+        typer.echo(json.dumps(stats))
+        return
+    table = Table(title=str(graph), show_header=False, box=None)
+    table.add_row("papers", f"{stats['papers']:,}")
+    table.add_row("mentions", f"{stats['mentions']:,}")
+    for label, count in stats["entities"].items():
+        table.add_row(label, f"{count:,}")
+    for rel, count in stats["edges"].items():
+        table.add_row(rel, f"{count:,}")
+    console.print(table)
+    for label, rows in stats.get("top", {}).items():
+        console.print(f"[bold]{label}[/]: " + "; ".join(f"{name} ({s})" for name, s in rows), highlight=False)
+
+
+@app.command("export")
+def export_cli(
+    graph: Annotated[Path, typer.Argument(help="A graph.json written by kg build.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="graphml or json.")] = "graphml",
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output file (or folder for folder formats).")] = Path("graph.graphml"),
+) -> None:
+    """Write a graph in another format."""
+    from graph_exports.files import write_graphml, write_json
+
+    from .graph import KnowledgeGraph
+
+    g = KnowledgeGraph.load(graph)
+    writers = {"graphml": write_graphml, "json": write_json}
+    if fmt not in writers:
+        raise KgError(f"--format {fmt!r} is not supported; use one of {', '.join(writers)}")
+    path = writers[fmt](g, out)
+    typer.echo(str(path))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
