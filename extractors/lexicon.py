@@ -73,6 +73,7 @@ prior methods | previous methods | existing approaches | current methods | train
 optimization method | optimization methods | optimization algorithm | optimization algorithms
 """
 
+_GENERIC_SINGLE = frozenset(_GENERIC_WORDS.split())
 #: Phrases that name no particular thing; they never become entities (compared case-folded).
 GENERIC_PHRASES: frozenset[str] = frozenset(_GENERIC_WORDS.split()) | frozenset(
     p.strip() for p in _GENERIC_MULTI.replace("\n", "|").split("|") if p.strip()
@@ -148,4 +149,4 @@ def is_generic(phrase: str) -> bool:
         return True
     if words[0] in {"our", "this", "the", "these", "their", "its", "a", "an", "proposed", "existing", "such"}:
         return is_generic(" ".join(words[1:]))
-    return all(w in BOUNDARY_WORDS or w in HEAD_LABELS for w in words)
+    return all(w in BOUNDARY_WORDS or w in _GENERIC_SINGLE for w in words)

@@ -337,7 +337,7 @@ def _csv_records(lines: Iterable[tuple[int, str | None]], name: str, mapping: di
         nonlocal current_line
         for n, t in numbered:
             current_line = n
-            yield t
+            yield t + "\n"  # csv needs the newline to keep line breaks inside quoted cells
     reader = csv.reader(feed(), dialect=dialect)
     while True:
         try:

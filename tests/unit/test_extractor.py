@@ -1,0 +1,55 @@
+"""The extraction pipeline on single sentences: labels, roles, evidence, generic words."""
+
+from __future__ import annotations
+
+from kg.model import Paper
+
+from extractors import extract_mentions
+
+
+def mentions(nlp, text: str):
+    paper = Paper(id="p", abstract=text)
+    ((_, found),) = list(extract_mentions(nlp, [paper]))
+    return found
+
+
+def spans(nlp, text: str) -> set[tuple[str, str]]:
+    return {(m.text, m.label) for m in mentions(nlp, text)}
+
+
+def test_proposed_coined_name_with_appositive_is_a_proposed_method(nlp):
+    found = mentions(nlp, "We introduce String Seed of Thought (SSoT), a novel prompting method for LLMs.")
+    by_text = {m.text: m for m in found}
+    assert by_text["String Seed of Thought"].label == "METHOD"
+    assert by_text["SSoT"].label == "METHOD" and by_text["SSoT"].role == "proposed"
+    assert by_text["SSoT"].long_form == "String Seed of Thought"
+    assert by_text["LLMs"].label == "METHOD"
+
+
+def test_task_from_the_long_form_head_noun(nlp):
+    assert ("Probabilistic Instruction Following", "TASK") in spans(
+        nlp, "SSoT improves Probabilistic Instruction Following (PIF) in practice.")
+
+
+def test_datasets_by_name_shape_and_gazetteer(nlp):
+    found = spans(nlp, "Our experiments on NoveltyBench and GOT-10k show gains. We use web-scale datasets such as LAION-400M.")
+    assert {("NoveltyBench", "DATASET"), ("GOT-10k", "DATASET"), ("LAION-400M", "DATASET")} <= found
+
+
+def test_metrics_from_the_gazetteer_are_case_sensitive(nlp):
+    found = spans(nlp, "It delivers an AO of 70.6% on GOT-10k while running at 343 FPS.")
+    assert {("AO", "METRIC"), ("FPS", "METRIC")} <= found
+    assert ("RECALL", "METRIC") not in spans(nlp, "We propose RECALL, a multi-modal framework.")
+
+
+def test_generic_words_never_become_mentions(nlp):
+    found = {t.lower() for t, _ in spans(nlp, "Our method outperforms the baseline methods on this task in extensive experiments.")}
+    assert not found & {"our method", "method", "baseline methods", "this task", "task", "experiments", "extensive experiments"}
+
+
+def test_mention_keeps_sentence_offsets_and_extractor(nlp):
+    text = "Scaling is hard. We evaluate on ImageNet with top-1 accuracy."
+    m = next(m for m in mentions(nlp, text) if m.text == "ImageNet")
+    assert text[m.start:m.end] == "ImageNet"
+    assert m.sentence == "We evaluate on ImageNet with top-1 accuracy." and m.sent_start == 17
+    assert m.extractor == "gazetteer" and 0 < m.score <= 1

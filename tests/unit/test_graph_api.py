@@ -1,0 +1,73 @@
+"""The Python traversal API and exact save/load round trips."""
+
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+import pytest
+
+from graph_exports.files import read_graphml, to_node_link, write_graphml
+from kg import KnowledgeGraph
+from kg.errors import GraphError, NodeNotFound
+
+
+def test_save_and_load_round_trip_exactly(example_graph, tmp_path):
+    path = example_graph.save(tmp_path / "graph.json")
+    loaded = KnowledgeGraph.load(path)
+    assert to_node_link(loaded) == to_node_link(example_graph)
+    assert json.loads(path.read_text(encoding="utf-8"))["graph"]["kg_schema"] == 1
+
+
+def test_graphml_reads_back_in_networkx_with_lists_restored(example_graph, tmp_path):
+    path = write_graphml(example_graph, tmp_path / "graph.graphml")
+    back = read_graphml(path)
+    assert nx.utils.graphs_equal(back, example_graph.nx) or (
+        sorted(back.nodes(data=True)) == sorted(example_graph.nx.nodes(data=True))
+        and sorted(back.edges(keys=True, data=True)) == sorted(example_graph.nx.edges(keys=True, data=True))
+    )
+    plain = nx.read_graphml(path)  # what Gephi-like readers see: strings, no errors
+    some_entity = next(n for n, d in plain.nodes(data=True) if d.get("label") == "Method")
+    assert json.loads(plain.nodes[some_entity]["aliases"])
+
+
+def test_traversal_answers_a_researchers_questions(example_graph):
+    g = example_graph
+    paper = g.papers_with("Dataset", "GOT-10k")[0]
+    methods = g.entities_of(paper, label="Method")
+    assert methods and all(g.nx.nodes[m]["label"] == "Method" for m in methods)
+    assert all(g.nx.nodes[d]["label"] == "Dataset" for d in g.entities_of(paper, label="dataset"))
+    top = g.top("Method", n=3)
+    assert top[0] == ("method:large language model", g.nx.nodes["method:large language model"]["support"])
+    assert [s for _, s in top] == sorted((s for _, s in top), reverse=True)
+
+
+def test_related_papers_path_and_ego(example_graph):
+    g = example_graph
+    llm_papers = g.papers_with("Method", "LLMs")
+    a, b = llm_papers[0], llm_papers[1]
+    route = g.path(a, b)
+    assert len(route) == 3 and route[1] in set(g.entities_of(a)) & set(g.entities_of(b))
+    related = g.related_papers(a, k=5)
+    assert len(related) <= 5 and all(w > 0 for _, w, _ in related)
+    assert [w for _, w, _ in related] == sorted((w for _, w, _ in related), reverse=True)
+    got = g.find("GOT-10k")
+    sub = g.ego("GOT-10k", radius=1)
+    assert got in sub and len(sub) >= 2
+    assert all(n == got or sub.nx.has_edge(n, got) or sub.nx.has_edge(got, n) for n in sub.nx)
+
+
+def test_unknown_nodes_and_labels_raise_named_errors(example_graph):
+    with pytest.raises(NodeNotFound, match="no node with label Dataset named 'NoSuchBench'"):
+        example_graph.papers_with("Dataset", "NoSuchBench")
+    with pytest.raises(ValueError, match="label not supported"):
+        example_graph.top("Author")
+
+
+def test_loading_a_non_graph_file_is_a_clear_error(tmp_path):
+    bad = tmp_path / "x.json"
+    bad.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(GraphError, match="not a kg graph"):
+        KnowledgeGraph.load(bad)
+    with pytest.raises(GraphError, match="no such graph file"):
+        KnowledgeGraph.load(tmp_path / "missing.json")

@@ -1,0 +1,63 @@
+"""Resolution: one key normaliser, acronyms decided per paper, votes across the corpus."""
+
+from __future__ import annotations
+
+from kg.model import Mention, Paper
+from kg.resolve import canonical_key, resolve
+
+
+def m(paper, text, label="METHOD", **kw):
+    return Mention(paper_id=paper, label=label, text=text, start=0, end=len(text), sentence=text,
+                   sent_start=0, extractor=kw.pop("extractor", "rule"), **kw)
+
+
+def test_canonical_key_unifies_case_dashes_and_plurals():
+    assert canonical_key("Large Language Models") == canonical_key("large language model") == "large language model"
+    assert canonical_key("LLMs") == "llm"
+    assert canonical_key("chain-of-thought") == canonical_key("chain of thought")
+    assert canonical_key("time–series data") == "time series data"  # en dash; "data" stays
+
+
+def test_long_form_short_form_and_variants_are_one_entity():
+    res = resolve([(Paper(id="a", abstract="x"), [
+        m("a", "Large Language Models", long_form="Large Language Models", short_form="LLMs", extractor="acronym"),
+        m("a", "LLMs", long_form="Large Language Models", short_form="LLMs", extractor="acronym"),
+    ]), (Paper(id="b", abstract="y"), [m("b", "large language model"), m("b", "LLM")])])
+    (entity,) = res.entities.values()
+    assert entity.id == "method:large language model"
+    assert {"LLMs", "Large Language Models", "LLM", "large language model"} <= entity.aliases
+    assert entity.papers == {"a", "b"}
+
+
+def test_same_letters_different_expansions_stay_apart():
+    res = resolve([
+        (Paper(id="a", abstract="x"), [m("a", "SDS", long_form="Score Distillation Sampling", short_form="SDS")]),
+        (Paper(id="b", abstract="y"), [m("b", "SDS", long_form="Stochastic Diffusion Search", short_form="SDS")]),
+        (Paper(id="c", abstract="z"), [m("c", "SDS", long_form="Stochastic Diffusion Search", short_form="SDS")]),
+        (Paper(id="d", abstract="w"), [m("d", "SDS")]),
+    ])
+    ids = {eid for _, eid in res.assignments}
+    assert ids == {"method:score distillation sampling", "method:stochastic diffusion search"}
+    # the undefined use follows the corpus majority
+    assert dict((mm.paper_id, eid) for mm, eid in res.assignments)["d"] == "method:stochastic diffusion search"
+    assert res.stats.acronyms_resolved_by_vote == 1
+
+
+def test_label_conflicts_are_settled_by_vote():
+    res = resolve([(Paper(id=p, abstract=p), [m(p, "FooBench", label=lab)])
+                   for p, lab in [("a", "DATASET"), ("b", "DATASET"), ("c", "METHOD")]])
+    (entity,) = res.entities.values()
+    assert entity.label == "DATASET" and entity.papers == {"a", "b", "c"}
+    assert res.stats.label_conflicts == 1
+
+
+def test_generic_phrases_get_no_entity():
+    res = resolve([(Paper(id="a", abstract="x"), [m("a", "our method"), m("a", "the proposed framework"), m("a", "FooNet")])])
+    assert list(res.entities) == ["method:foonet"]
+    assert res.stats.dropped_generic == 2
+
+
+def test_proposed_role_is_kept_per_paper():
+    res = resolve([(Paper(id="a", abstract="x"), [m("a", "FooNet", role="proposed")]),
+                   (Paper(id="b", abstract="y"), [m("b", "FooNet")])])
+    assert res.proposed == {("a", "method:foonet")}
