@@ -1,0 +1,70 @@
+"""The kg command line as a user runs it: real processes, real files, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "iclr2026"
+
+
+def kg(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kg.cli", *args], capture_output=True, text=True,
+                          input=stdin, timeout=600)
+
+
+def test_build_writes_every_output_and_prints_a_summary(tmp_path):
+    out = tmp_path / "out"
+    done = kg("build", str(EXAMPLES / "000_934333737cce3ad2.txt"), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    for name in ("graph.json", "graph.graphml", "graph.html", "summary.json"):
+        assert (out / name).stat().st_size > 0
+    assert "papers" in done.stdout and "abstracts/s" in done.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["papers"] == 19 and summary["entities"]["Method"] > 0
+    stats = kg("stats", str(out / "graph.json"), "--json")
+    assert json.loads(stats.stdout)["papers"] == 19
+
+
+def test_bad_records_are_one_line_each_and_counted(tmp_path):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_bytes(b'{"abstract": "We evaluate FooNet on ImageNet with top-1 accuracy."}\n{oops\n'
+                       b'{"abstract": "We study machine translation on WMT14."}\n')
+    done = kg("build", str(corpus), "-o", str(tmp_path / "o"), "--json", "--no-html")
+    assert done.returncode == 0
+    assert f"{corpus}:2: malformed JSON" in done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["papers"] == 2 and summary["skipped"] == 1 and "Traceback" not in done.stderr
+
+
+def test_strict_stops_at_the_first_bad_record_with_one_line(tmp_path):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"abstract": "We evaluate FooNet on ImageNet."}\n[1]\n', encoding="utf-8")
+    done = kg("build", str(corpus), "-o", str(tmp_path / "o"), "--strict")
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [f"error: {corpus}:2: expected a JSON object, got list"]
+
+
+def test_stdin_and_field_mapping(tmp_path):
+    line = json.dumps({"summary": "We propose FooNet, a network for image classification on CIFAR-10."})
+    done = kg("build", "-", "--format", "jsonl", "--field", "abstract=summary", "-o", str(tmp_path / "o"),
+              "--json", "--no-html", stdin=line + "\n")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["papers"] == 1
+
+
+def test_missing_input_and_missing_graph_fail_with_one_line(tmp_path):
+    done = kg("build", str(tmp_path / "nope.txt"), "-o", str(tmp_path / "o"))
+    assert done.returncode == 1 and done.stderr.strip() == f"error: {tmp_path / 'nope.txt'}: no such file or directory"
+    done = kg("stats", str(tmp_path / "graph.json"))
+    assert done.returncode == 1 and "no such graph file" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_every_command_documents_every_option():
+    for command in ("build", "stats", "export"):
+        done = kg(command, "--help")
+        assert done.returncode == 0
+        options = [line.split()[0] for line in done.stdout.splitlines() if line.strip().startswith(("│ --", "│ -"))]
+        assert options, done.stdout
