@@ -86,6 +86,7 @@ _MAX_EVIDENCE_PER_EDGE = 5
 _MAX_SHARED_PER_EDGE = 50
 _LABEL_CHARS = 42
 _TEMPLATE = "kg_page.html"
+_NONCE_SLOT = "kg-nonce-slot"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -438,7 +439,7 @@ def _piece(h: nx.Graph, *, seed: int) -> dict[str, np.ndarray]:
     if n == 1:
         return {next(iter(h)): np.zeros(2)}
     if n <= _ONE_PIECE:
-        iterations = 100 if n <= 100 else 50
+        iterations = 100 if n <= 60 else 40 if n <= 200 else 25
         pos = nx.spring_layout(h, seed=seed, iterations=iterations, weight=None)
         return _unit_disk(pos)
     # Too big for a dense spring layout: hubs in the middle, their neighbours around them.
@@ -448,7 +449,7 @@ def _piece(h: nx.Graph, *, seed: int) -> dict[str, np.ndarray]:
 
 
 def layout(
-    h: nx.Graph, groups: Sequence[set[str]] | None = None, *, seed: int = 0, spacing: float = 45.0
+    h: nx.Graph, groups: Sequence[set[str]] | None = None, *, seed: int = 0, spacing: float = 55.0
 ) -> dict[str, tuple[float, float]]:
     """Positions for every node of ``h``, in pixels, computed once with bounded iterations.
 
@@ -481,7 +482,10 @@ def layout(
     radii = np.array([spacing * math.sqrt(len(c)) * 0.6 + spacing for c in groups])
     centres = nx.spring_layout(q, seed=seed, iterations=100, weight="weight")
     pts = np.array([centres[i] for i in range(len(groups))], dtype=float)
-    pts *= float(radii.sum()) / 2
+    pts -= pts.mean(axis=0)
+    reach = float(np.sqrt((pts**2).sum(axis=1)).max()) or 1.0
+    # Spread the centres over a disk about as large as the communities packed together.
+    pts *= 1.15 * float(np.sqrt((radii**2).sum())) / reach
     pts = _separate(pts, radii)
 
     out: dict[str, tuple[float, float]] = {}
@@ -649,13 +653,8 @@ def page_nodes(
 
 
 def _colour(lc: str, cc: str, colour_by: str) -> dict[str, Any]:
-    fill = cc if colour_by == "community" else lc
-    return {
-        "background": fill,
-        "border": lc,
-        "highlight": {"background": fill, "border": "#222222"},
-        "hover": {"background": fill, "border": "#222222"},
-    }
+    # Selected and hovered looks come from the page's ``chosen`` functions, not from here.
+    return {"background": cc if colour_by == "community" else lc, "border": lc}
 
 
 def page_edges(graph: Any, selection: Selection, *, view: str = "knowledge") -> list[dict[str, Any]]:
@@ -692,7 +691,7 @@ def page_edges(graph: Any, selection: Selection, *, view: str = "knowledge") -> 
             shared = [[s, _display_name(s, g.nodes[s]) if s in g else s] for s in shared_ids]
             rec["shared"] = shared[:_MAX_SHARED_PER_EDGE]
             rec["sharedTotal"] = len(shared)
-            rec["color"] = {"color": "#7b9cc4", "highlight": "#1f4e8c", "opacity": 0.8}
+            rec["color"] = {"color": "#7b9cc4", "opacity": 0.8}
             rec["dashes"] = view == "knowledge"
             rec["arrows"] = {"to": {"enabled": False}}  # symmetric: stored once, source < target
             rec["hidden"] = view == "knowledge"
@@ -701,7 +700,7 @@ def page_edges(graph: Any, selection: Selection, *, view: str = "knowledge") -> 
                 more = f" +{len(shared) - 2}" if len(shared) > 2 else ""
                 rec["label"] = _short(", ".join(names), 32) + more
         else:
-            rec["color"] = {"color": "#b5b5b5", "highlight": "#333333", "opacity": 0.9}
+            rec["color"] = {"color": "#b5b5b5", "opacity": 0.9}
         out.append(rec)
     return out
 
@@ -771,7 +770,7 @@ def _options(large: bool, view: str, edge_count: int) -> dict[str, Any]:
         },
         "edges": {
             "smooth": False,
-            "arrows": {"to": {"enabled": True, "scaleFactor": 0.45}},
+            "arrows": {"to": {"scaleFactor": 0.45}},
             "selectionWidth": 1.5,
             "font": {
                 "size": 11,
@@ -785,7 +784,7 @@ def _options(large: bool, view: str, edge_count: int) -> dict[str, Any]:
         "physics": {"enabled": False, "stabilization": {"enabled": False}},
         "layout": {"improvedLayout": False, "randomSeed": 0},
         "interaction": {
-            "hover": True,
+            "hover": not large,  # hover redraws the whole canvas; too slow for thousands
             "tooltipDelay": 150,
             "hideEdgesOnDrag": large or edge_count > 2000,
             "hideEdgesOnZoom": large or edge_count > 2000,
@@ -854,18 +853,18 @@ def to_html(
         net.add_node(node_id, label=rec.pop("label"), shape=rec.pop("shape"), color=rec.pop("color"), **rec)
     for rec in edges:
         rec = dict(rec)
+        # pyvis gives every directed edge an arrow unless told; large pages draw none.
+        rec.setdefault("arrows", "" if large else "to")
         net.add_edge(rec.pop("from"), rec.pop("to"), **rec)
     net.options = _options(large, view, len(edges))
 
     from jinja2 import DictLoader, Environment
 
     vis_js, vis_css = _vis_assets()
-    payload = json.dumps([nodes, edges, meta], sort_keys=True, ensure_ascii=False)
-    nonce = hashlib.sha256(payload.encode("utf-8")).hexdigest()[:32]
     env = Environment(loader=DictLoader({_TEMPLATE: _asset(_TEMPLATE)}), autoescape=True)
     env.globals.update(
         kg=meta,
-        kg_nonce=nonce,
+        kg_nonce=_NONCE_SLOT,
         kg_vis_js=vis_js,
         kg_vis_css=vis_css,
         kg_page_js=_asset("kg_page.js"),
@@ -874,7 +873,12 @@ def to_html(
     # pyvis renders its Network through ``templateEnv.get_template(path)``: swap in kg's page.
     net.templateEnv = env
     net.path = _TEMPLATE
-    return net.generate_html(name="graph.html")
+    page = net.generate_html(name="graph.html")
+    # The CSP nonce is a hash of the page itself, so the same graph gives the same bytes.
+    nonce = hashlib.sha256(page.encode("utf-8")).hexdigest()[:32]
+    return page.replace(f'nonce="{_NONCE_SLOT}"', f'nonce="{nonce}"').replace(
+        f"'nonce-{_NONCE_SLOT}'", f"'nonce-{nonce}'"
+    )
 
 
 def _meta(g, sel: Selection, nodes, edges, *, view, radius, groups, colour_by, size_by, large,

@@ -14,14 +14,35 @@
 
   const byId = new Map(DATA.nodes.map((n) => [n.id, n]));
   const edgeById = new Map(DATA.edges.map((e) => [e.id, e]));
-  const edgeColour0 = new Map(DATA.edges.map((e) => [e.id, JSON.parse(JSON.stringify(e.color || {}))]));
   const topDeg = Math.max(0, ...DATA.nodes.map((n) => n.deg || 0));
   const topSup = Math.max(0, ...DATA.nodes.map((n) => n.sup || 0));
 
+  const t0 = performance.now();
   const nodes = new vis.DataSet(DATA.nodes);
-  const edges = new vis.DataSet(DATA.edges);
+  // vis holds only the edges on show: hidden types (RELATED_TO in the knowledge view) are added
+  // when switched on, which keeps building the network fast on large pages.
+  const edges = new vis.DataSet(DATA.edges.filter((e) => !e.hidden));
   const container = document.getElementById("mynetwork");
-  const network = new vis.Network(container, { nodes: nodes, edges: edges }, DATA.options);
+  const options = DATA.options;
+  // Selected and hovered items keep their colours and get a dark outline.
+  options.nodes.chosen = {
+    label: false,
+    node: (values) => {
+      values.borderColor = "#111111";
+      values.borderWidth = Math.max(values.borderWidth, 3);
+    },
+  };
+  options.edges.chosen = {
+    label: false,
+    edge: (values) => {
+      values.color = "#333333";
+      values.opacity = 1;
+      values.width = Math.max(values.width, 2);
+    },
+  };
+  const t1 = performance.now();
+  const network = new vis.Network(container, { nodes: nodes, edges: edges }, options);
+  const t2 = performance.now();
 
   const state = {
     colourBy: META.colourBy,
@@ -31,15 +52,19 @@
     selected: null,
     selectedEdge: null,
   };
+  // vis animates frame by frame; on thousands of nodes each frame is slow, so jump instead.
+  const animation = DATA.nodes.length <= 1000 ? { duration: 400, easingFunction: "easeInOutQuad" } : false;
   const painted = new Map(); // node or edge id -> key of what it was last painted with
 
   const kg = {
     network: network,
+    data: DATA,
     nodes: nodes,
     edges: edges,
     meta: META,
     ready: false,
     readyAt: null,
+    timing: { data: t1 - t0, network: t2 - t1 },
     selected: () => state.selected,
     selectNode: (id) => selectNode(id, true),
     search: (q) => search(q).map((h) => h.id),
@@ -143,47 +168,84 @@
     return near;
   }
 
+  /* Colours, sizes and hidden flags; only nodes and edges whose look changed go to vis. */
   function repaint() {
-    const near = state.selected ? neighbourhood(state.selected) : null;
     const nodeUpdates = [];
     for (const n of DATA.nodes) {
       const hidden = state.hiddenLabels.has(n.kind);
-      const dim = !!near && !near.has(n.id);
       const fill = state.colourBy === "community" ? n.cc : n.lc;
       const size = sizeOf(n);
-      const key = fill + "|" + dim + "|" + hidden + "|" + size;
+      const key = fill + "|" + hidden + "|" + size;
       if (painted.get(n.id) === key) continue;
+      const first = !painted.has(n.id);
       painted.set(n.id, key);
-      nodeUpdates.push({
-        id: n.id,
-        hidden: hidden,
-        size: size,
-        color: dim
-          ? { background: "#ececec", border: "#d6d6d6", highlight: { background: fill, border: "#222" }, hover: { background: "#e0e0e0", border: "#bbb" } }
-          : { background: fill, border: n.lc, highlight: { background: fill, border: "#222222" }, hover: { background: fill, border: "#222222" } },
-        font: { color: dim ? "rgba(40,40,40,0.25)" : "#222222" },
-      });
+      if (first && !hidden && size === n.size && fill === n.color.background) continue;
+      nodeUpdates.push({ id: n.id, hidden: hidden, size: size, color: { background: fill, border: n.lc } });
     }
     if (nodeUpdates.length) nodes.update(nodeUpdates);
 
-    const edgeUpdates = [];
+    const add = [], remove = [];
     for (const e of DATA.edges) {
-      const a = byId.get(e.from), b = byId.get(e.to);
-      const hidden = state.hiddenTypes.has(e.type) || state.hiddenLabels.has(a.kind) || state.hiddenLabels.has(b.kind);
-      const lit = (!!near && (e.from === state.selected || e.to === state.selected)) || e.id === state.selectedEdge;
-      const dim = !!near && !lit;
-      const key = "e|" + hidden + "|" + lit + "|" + dim;
-      if (painted.get(e.id) === key) continue;
-      painted.set(e.id, key);
-      const c0 = edgeColour0.get(e.id);
-      edgeUpdates.push({
-        id: e.id,
-        hidden: hidden,
-        color: lit ? { color: "#333333", highlight: "#111111", opacity: 1 } : dim ? { color: "#e4e4e4", highlight: c0.highlight, opacity: 0.6 } : c0,
-      });
+      const hidden = state.hiddenTypes.has(e.type) || state.hiddenLabels.has(byId.get(e.from).kind) || state.hiddenLabels.has(byId.get(e.to).kind);
+      const shown = edges.get(e.id) !== null;
+      if (hidden && shown) remove.push(e.id);
+      else if (!hidden && !shown) add.push(Object.assign({}, e, { hidden: false }));
     }
-    if (edgeUpdates.length) edges.update(edgeUpdates);
+    if (remove.length) edges.remove(remove);
+    if (add.length) edges.add(add);
   }
+
+  /* Neighbour highlight drawn over the canvas: everything else is veiled, then the selected
+     node's edges and neighbours are drawn again on top, with readable names at any zoom.
+     Nothing in the data sets changes, so selecting costs one redraw even on 5,000 nodes. */
+  function drawHighlight(ctx) {
+    if (!state.selected || !network.body) return;
+    const body = network.body;
+    const w = container.clientWidth, h = container.clientHeight;
+    const a = network.DOMtoCanvas({ x: 0, y: 0 }), b = network.DOMtoCanvas({ x: w, y: h });
+    ctx.save();
+    ctx.fillStyle = "rgba(255,255,255,0.8)";
+    ctx.fillRect(a.x, a.y, b.x - a.x, b.y - a.y);
+    ctx.restore();
+    const near = neighbourhood(state.selected);
+    for (const eid of network.getConnectedEdges(state.selected)) {
+      const e = body.edges[eid];
+      if (e && !e.options.hidden && body.nodes[e.fromId] && body.nodes[e.toId]) {
+        e.draw(ctx);
+        if (e.drawArrows) e.drawArrows(ctx);
+      }
+    }
+    const scale = network.getScale();
+    const labelled = [];
+    const external = [];
+    for (const id of near) {
+      const n = body.nodes[id];
+      if (!n || n.options.hidden) continue;
+      const drawn = n.draw(ctx);
+      if (drawn && drawn.drawExternalLabel) external.push(drawn.drawExternalLabel);
+      labelled.push(n);
+    }
+    if (scale >= 0.6) {
+      for (const draw of external) draw();
+    } else {
+      ctx.save();
+      const px = 13 / scale;
+      ctx.font = px + "px Liberation Sans, Arial, sans-serif";
+      ctx.textAlign = "center";
+      ctx.textBaseline = "top";
+      ctx.lineWidth = 3 / scale;
+      ctx.strokeStyle = "rgba(255,255,255,0.95)";
+      ctx.fillStyle = "#111111";
+      for (const n of labelled.slice(0, 80)) {
+        const text = byId.get(n.id) ? byId.get(n.id).label : "";
+        const y = n.y + (n.options.size || 10) + 4 / scale;
+        ctx.strokeText(text, n.x, y);
+        ctx.fillText(text, n.x, y);
+      }
+      ctx.restore();
+    }
+  }
+  network.on("afterDrawing", drawHighlight);
 
   // ------------------------------------------------------------------------------------------
   // selection and the side panel
@@ -358,13 +420,14 @@
     if (state.hiddenLabels.has(n.kind)) setLabelHidden(n.kind, false);
     state.selected = id;
     state.selectedEdge = null;
-    network.selectNodes([id], false);
-    repaint();
+    network.selectNodes([id], true);
+    network.redraw();
     openPanel(n.kind === "Paper" ? paperPanel(n) : entityPanel(n));
     panel.dataset.node = id;
     delete panel.dataset.edge;
     if (zoom) {
-      network.focus(id, { scale: Math.max(network.getScale(), 1.1), animation: { duration: 450, easingFunction: "easeInOutQuad" } });
+      const offset = panel.hidden ? 0 : -Math.min(panel.offsetWidth, container.clientWidth / 2) / 2;
+      network.focus(id, { scale: Math.max(network.getScale(), 1.1), offset: { x: offset, y: 0 }, animation: animation });
     }
     return true;
   }
@@ -374,7 +437,8 @@
     if (!e) return;
     state.selected = null;
     state.selectedEdge = eid;
-    repaint();
+    network.selectEdges([eid]);
+    network.redraw();
     openPanel(edgePanel(e));
     panel.dataset.edge = eid;
     delete panel.dataset.node;
@@ -384,7 +448,7 @@
     state.selected = null;
     state.selectedEdge = null;
     network.unselectAll();
-    repaint();
+    network.redraw();
     closePanel();
   }
 
@@ -434,10 +498,7 @@
     else state.hiddenLabels.delete(label);
     const box = labelBoxes.get(label);
     if (box) box.checked = !hidden;
-    if (hidden && state.selected && byId.get(state.selected).kind === label) {
-      state.selected = null;
-      closePanel();
-    }
+    if (hidden && state.selected && byId.get(state.selected).kind === label) clearSelection();
     repaint();
   }
 
@@ -505,7 +566,7 @@
     const size = document.getElementById("kg-size-by");
     size.value = state.sizeBy;
     size.addEventListener("change", () => { state.sizeBy = size.value; repaint(); });
-    document.getElementById("kg-fit").addEventListener("click", () => network.fit({ animation: { duration: 400 } }));
+    document.getElementById("kg-fit").addEventListener("click", () => network.fit({ animation: animation }));
     const relax = document.getElementById("kg-relax");
     relax.addEventListener("click", () => {
       relax.disabled = true;
@@ -611,6 +672,7 @@
   network.once("afterDrawing", () => {
     kg.ready = true;
     kg.readyAt = performance.now();
+    kg.timing.firstDraw = kg.readyAt - t2;
     document.documentElement.setAttribute("data-kg-ready", "1");
     if (META.focus && byId.has(META.focus)) selectNode(META.focus, false);
   });

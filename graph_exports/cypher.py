@@ -1,0 +1,177 @@
+"""Every Cypher statement kg sends to Neo4j, in one place.
+
+Values always travel as parameters (``$rows``, ``$ids``, ``$paper``). Labels and relationship types
+cannot be parameters in Cypher, so the builders below take them only from the schema's allow-lists
+(:data:`kg.model.NODE_LABELS`, :data:`kg.model.RELATION_TYPES`) and raise ``ValueError`` for anything
+else: no text from an abstract ever reaches a query string.
+"""
+
+from __future__ import annotations
+
+from kg.model import NODE_LABELS, RELATION_TYPES
+
+__all__ = [
+    "ENTITY_LABEL",
+    "ENTITY_LABELS",
+    "PAPER_RELATION_TYPES",
+    "FULLTEXT_INDEX",
+    "schema_statements",
+    "merge_paper_nodes",
+    "merge_entity_nodes",
+    "merge_relationships",
+    "merge_entity_relationships",
+    "PRUNE_PAPER_EDGES",
+    "RECOMPUTE_ENTITY_SUPPORT",
+    "DELETE_ORPHAN_ENTITIES",
+    "REMOVE_PAPER",
+    "COUNT_NODES",
+    "COUNT_RELATIONSHIPS",
+]
+
+#: Extra label every entity node carries, so one index and one query cover all four kinds.
+ENTITY_LABEL = "Entity"
+ENTITY_LABELS: tuple[str, ...] = tuple(label for label in NODE_LABELS if label != "Paper")
+#: Paper -> entity relationship types: they decide an entity's support.
+PAPER_RELATION_TYPES: tuple[str, ...] = ("PROPOSES", "USES", "EVALUATES_ON", "ADDRESSES", "REPORTS")
+#: Name of the full-text index over entity names and aliases.
+FULLTEXT_INDEX = "entity_names"
+
+
+def _label(label: str) -> str:
+    if label not in NODE_LABELS and label != ENTITY_LABEL:
+        raise ValueError(f"node label {label!r} is not in the schema ({', '.join(NODE_LABELS)})")
+    return label
+
+
+def _rel_type(rel_type: str) -> str:
+    if rel_type not in RELATION_TYPES:
+        raise ValueError(f"relationship type {rel_type!r} is not in the schema ({', '.join(RELATION_TYPES)})")
+    return rel_type
+
+
+def schema_statements() -> list[str]:
+    """Constraints (one unique ``id`` per label, which also gives each label its index) and the
+    full-text index over entity ``name`` and ``aliases``; every statement is ``IF NOT EXISTS``."""
+    statements = [
+        f"CREATE CONSTRAINT {label.lower()}_id IF NOT EXISTS FOR (n:{_label(label)}) REQUIRE n.id IS UNIQUE"
+        for label in (*NODE_LABELS, ENTITY_LABEL)
+    ]
+    statements.append(
+        f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:{ENTITY_LABEL}) ON EACH [n.name, n.aliases]"
+    )
+    return statements
+
+
+def merge_paper_nodes() -> str:
+    """Papers: the pushed graph is the truth about its papers, so their properties are replaced."""
+    return (
+        "UNWIND $rows AS row\n"
+        "MERGE (n:Paper {id: row.id})\n"
+        "SET n = row.props"
+    )
+
+
+def merge_entity_nodes(label: str) -> str:
+    """Entities of one label: properties are set, aliases are the union of old and new (so a second
+    corpus adds its surface forms); ``support`` and ``mention_count`` are recomputed afterwards."""
+    return (
+        "UNWIND $rows AS row\n"
+        f"MERGE (n:{_label(label)} {{id: row.id}})\n"
+        f"SET n:{ENTITY_LABEL}, n += row.props\n"
+        "SET n.aliases = row.aliases + [a IN coalesce(n.aliases, []) WHERE NOT a IN row.aliases]"
+    )
+
+
+def merge_relationships(rel_type: str, start_label: str, end_label: str) -> str:
+    """Paper -> entity and paper -> paper relationships: replaced, since one paper's graph holds all
+    of their evidence."""
+    return (
+        "UNWIND $rows AS row\n"
+        f"MATCH (a:{_label(start_label)} {{id: row.start}})\n"
+        f"MATCH (b:{_label(end_label)} {{id: row.end}})\n"
+        f"MERGE (a)-[r:{_rel_type(rel_type)}]->(b)\n"
+        "SET r = row.props"
+    )
+
+
+def merge_entity_relationships(rel_type: str, start_label: str, end_label: str) -> str:
+    """Entity -> entity relationships, which several corpora may support: ``papers`` is a union,
+    evidence from the pushed papers replaces their earlier evidence while other papers' evidence
+    stays (``evidence``, ``evidence_papers`` and ``sentences`` are parallel lists), and ``support``
+    is the number of papers."""
+    return (
+        "UNWIND $rows AS row\n"
+        f"MATCH (a:{_label(start_label)} {{id: row.start}})\n"
+        f"MATCH (b:{_label(end_label)} {{id: row.end}})\n"
+        f"MERGE (a)-[r:{_rel_type(rel_type)}]->(b)\n"
+        "WITH r, row, coalesce(r.evidence, []) AS old, coalesce(r.evidence_papers, []) AS old_papers,\n"
+        "     coalesce(r.sentences, []) AS old_sentences\n"
+        "WITH r, row, old, old_papers, old_sentences,\n"
+        "     [i IN range(0, size(old) - 1) WHERE NOT old_papers[i] IN row.papers] AS keep\n"
+        "SET r += row.props,\n"
+        "    r.evidence = [i IN keep | old[i]] + row.evidence,\n"
+        "    r.evidence_papers = [i IN keep | old_papers[i]] + row.evidence_papers,\n"
+        "    r.sentences = [i IN keep | old_sentences[i]] + row.sentences,\n"
+        "    r.papers = row.papers + [p IN coalesce(r.papers, []) WHERE NOT p IN row.papers]\n"
+        "SET r.support = size(r.papers), r.evidence_count = size(r.evidence)"
+    )
+
+
+#: After a push, a re-pushed paper loses the outgoing relationships its new graph no longer has
+#: (``row.keep`` holds ``"TYPE|target id"``); returns the targets, whose support may have changed.
+PRUNE_PAPER_EDGES = """\
+UNWIND $rows AS row
+MATCH (p:Paper {id: row.id})-[r]->(x)
+WHERE NOT (type(r) + '|' + x.id) IN row.keep
+WITH r, x.id AS target
+DELETE r
+RETURN collect(DISTINCT target) AS targets"""
+
+#: ``support`` = distinct papers linked to the entity, ``mention_count`` = their mentions of it.
+RECOMPUTE_ENTITY_SUPPORT = f"""\
+UNWIND $ids AS id
+MATCH (e:{ENTITY_LABEL} {{id: id}})
+OPTIONAL MATCH (p:Paper)-[r:{'|'.join(PAPER_RELATION_TYPES)}]->(e)
+WITH e, count(DISTINCT p) AS support, sum(coalesce(r.count, 1)) AS mentions
+SET e.support = support, e.mention_count = mentions"""
+
+#: Entities among ``$ids`` that no paper supports any more are deleted with their relationships.
+DELETE_ORPHAN_ENTITIES = f"""\
+UNWIND $ids AS id
+MATCH (e:{ENTITY_LABEL} {{id: id}})
+WHERE NOT EXISTS {{ MATCH (:Paper)-[:{'|'.join(PAPER_RELATION_TYPES)}]->(e) }}
+DETACH DELETE e
+RETURN count(*) AS deleted"""
+
+#: ``kg push --remove-paper``: the paper, its relationships, its share of entity -> entity
+#: relationships (evidence and ``papers``), and those relationships left with no paper.
+#: ``$paper`` is the node id, ``$paper_keys`` every form the paper's id takes in ``papers`` lists.
+REMOVE_PAPER = [
+    # 1. the entities the paper links to (returned to recompute their support afterwards)
+    f"""\
+MATCH (p:Paper {{id: $paper}})-[:{'|'.join(PAPER_RELATION_TYPES)}]->(e:{ENTITY_LABEL})
+RETURN collect(DISTINCT e.id) AS ids""",
+    # 2. entity -> entity relationships the paper supported: drop its evidence, or the whole edge
+    f"""\
+UNWIND $ids AS id
+MATCH (:{ENTITY_LABEL} {{id: id}})-[r]->(:{ENTITY_LABEL})
+WHERE any(k IN $paper_keys WHERE k IN r.papers)
+WITH DISTINCT r
+WITH r, [i IN range(0, size(coalesce(r.evidence, [])) - 1) WHERE NOT r.evidence_papers[i] IN $paper_keys] AS keep,
+     [p IN r.papers WHERE NOT p IN $paper_keys] AS papers
+SET r.evidence = [i IN keep | r.evidence[i]], r.sentences = [i IN keep | r.sentences[i]],
+    r.evidence_papers = [i IN keep | r.evidence_papers[i]], r.papers = papers,
+    r.support = size(papers), r.evidence_count = size(keep)
+WITH r WHERE size(r.papers) = 0
+DELETE r
+RETURN count(*) AS deleted""",
+    # 3. the paper itself, with its relationships
+    """\
+MATCH (p:Paper {id: $paper})
+DETACH DELETE p
+RETURN count(*) AS deleted""",
+]
+
+#: Counts for reports and tests.
+COUNT_NODES = "MATCH (n) RETURN count(n) AS n"
+COUNT_RELATIONSHIPS = "MATCH ()-[r]->() RETURN count(r) AS n"

@@ -1,0 +1,418 @@
+"""Push a kg graph into Neo4j: schema first, then batched ``UNWIND $rows ... MERGE``.
+
+Three steps, as in DESIGN.md: :func:`to_rows` turns the graph into plain row dicts (pure, no
+driver), :func:`push` sends them in batches through managed transactions (nodes before
+relationships), and the entities' ``support`` / ``mention_count`` are then recomputed in Cypher
+from what the database holds, so loading a second corpus updates them. Every statement is a
+``MERGE`` on ``id``, so a push can be repeated, or re-run after a failure, without duplicates.
+
+How properties Neo4j cannot store are written:
+
+- a paper's ``mentions`` (``[start, end, label, entity id]`` lists) is one JSON string;
+- an edge's ``evidence`` (a list of dicts) becomes ``evidence``, a list of JSON strings (one per
+  item, ``apoc.convert.fromJsonMap`` or any client reads them), with ``sentences`` (the sentence of
+  each item, same order) and ``evidence_count``; entity -> entity edges add ``evidence_papers`` (the
+  paper of each item) so evidence can be merged and removed per paper;
+- ``None`` values are left out; any other dict, or a list mixing types, becomes a JSON string.
+
+All Cypher lives in :mod:`graph_exports.cypher`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import networkx as nx
+
+from kg.errors import ExportError, Neo4jError
+from kg.graph import KnowledgeGraph
+from kg.model import NODE_LABELS, RELATION_TYPES
+
+from . import cypher
+
+__all__ = [
+    "PushStats",
+    "RemoveStats",
+    "to_rows",
+    "push",
+    "remove_paper",
+    "open_driver",
+    "batched",
+    "neo4j_value",
+]
+
+T = TypeVar("T")
+RelKey = tuple[str, str, str]  # (type, start label, end label)
+
+PAPER_PREFIX = "paper:"
+
+
+@dataclass
+class PushStats:
+    """What a push did.
+
+    Attributes:
+        nodes: rows sent per label.
+        relationships: rows sent per relationship type.
+        batches: transactions run for nodes and relationships.
+        nodes_created, relationships_created, relationships_deleted, properties_set: the server's counters.
+        seconds: wall time of the whole push; ``node_seconds`` / ``relationship_seconds`` of each phase.
+    """
+
+    nodes: dict[str, int] = field(default_factory=dict)
+    relationships: dict[str, int] = field(default_factory=dict)
+    batches: int = 0
+    nodes_created: int = 0
+    relationships_created: int = 0
+    relationships_deleted: int = 0
+    entities_deleted: int = 0
+    properties_set: int = 0
+    seconds: float = 0.0
+    node_seconds: float = 0.0
+    relationship_seconds: float = 0.0
+
+    @property
+    def node_count(self) -> int:
+        return sum(self.nodes.values())
+
+    @property
+    def relationship_count(self) -> int:
+        return sum(self.relationships.values())
+
+    @property
+    def relationships_per_second(self) -> float:
+        return self.relationship_count / self.relationship_seconds if self.relationship_seconds else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "nodes": dict(self.nodes), "relationships": dict(self.relationships), "batches": self.batches,
+            "nodes_created": self.nodes_created, "relationships_created": self.relationships_created,
+            "relationships_deleted": self.relationships_deleted, "entities_deleted": self.entities_deleted,
+            "properties_set": self.properties_set, "seconds": round(self.seconds, 3),
+            "relationships_per_second": round(self.relationships_per_second, 1),
+        }
+
+
+@dataclass
+class RemoveStats:
+    """What :func:`remove_paper` deleted (``papers`` is 0 when the paper was not there)."""
+
+    papers: int = 0
+    entities: int = 0
+    relationships: int = 0
+
+
+# -- pure part ------------------------------------------------------------------------------------
+
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """Split ``items`` into lists of ``size`` (the last one shorter).
+
+    >>> list(batched(range(5), 2))
+    [[0, 1], [2, 3], [4]]
+    """
+    if size < 1:
+        raise ValueError(f"batch size must be at least 1, got {size}")
+    batch: list[T] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def neo4j_value(value: Any) -> Any:
+    """A value Neo4j can store as a property, or ``None`` to leave the property out.
+
+    Scalars pass; homogeneous lists of scalars pass; anything else is written as JSON.
+
+    >>> neo4j_value([1, 2]), neo4j_value([[0, 4, "METHOD", "method:x"]]), neo4j_value(None)
+    ([1, 2], '[[0, 4, "METHOD", "method:x"]]', None)
+    """
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value) if isinstance(value, (set, frozenset)) else list(value)
+        kinds = {bool if isinstance(v, bool) else (float if isinstance(v, (int, float)) else type(v)) for v in items}
+        if not items or (len(kinds) == 1 and kinds <= {str, bool, float} and None not in items):
+            return items
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def _paper_key(paper: str) -> str:
+    return paper if paper.startswith(PAPER_PREFIX) else PAPER_PREFIX + paper
+
+
+def _props(attrs: dict[str, Any], skip: Iterable[str] = ()) -> dict[str, Any]:
+    skipped = set(skip)
+    out = {}
+    for name, value in attrs.items():
+        if name in skipped:
+            continue
+        stored = neo4j_value(value)
+        if stored is not None:
+            out[name] = stored
+    return out
+
+
+def _evidence_props(evidence: list[dict[str, Any]] | None) -> dict[str, Any]:
+    items = list(evidence or [])
+    return {
+        "evidence": [json.dumps(item, ensure_ascii=False, sort_keys=True) for item in items],
+        "sentences": [str(item.get("sentence", "")) for item in items],
+        "evidence_count": len(items),
+    }
+
+
+def _nx(graph: KnowledgeGraph | nx.MultiDiGraph) -> nx.MultiDiGraph:
+    if isinstance(graph, KnowledgeGraph):
+        return graph.nx
+    if isinstance(graph, nx.Graph):
+        return graph
+    raise ExportError(f"expected a KnowledgeGraph or networkx graph, got {type(graph).__name__}")
+
+
+def to_rows(graph: KnowledgeGraph | nx.MultiDiGraph) -> tuple[dict[str, list[dict]], dict[RelKey, list[dict]]]:
+    """The rows :func:`push` sends, without a database.
+
+    Returns:
+        ``(nodes, relationships)``: ``nodes`` maps each label to rows ``{"id", "props"}`` (entities
+        also ``"aliases"``); ``relationships`` maps ``(type, start label, end label)`` to rows
+        ``{"start", "end", "props"}`` (entity -> entity rows also ``"papers"``, ``"evidence"``,
+        ``"evidence_papers"`` and ``"sentences"``, which are merged rather than replaced). Rows are
+        sorted by id, so the same graph always gives the same rows.
+
+    Raises:
+        ExportError: a node label or relationship type is not in the schema.
+    """
+    G = _nx(graph)
+    nodes: dict[str, list[dict]] = defaultdict(list)
+    labels: dict[str, str] = {}
+    for node_id, attrs in sorted(G.nodes(data=True), key=lambda item: str(item[0])):
+        label = attrs.get("label")
+        if label not in NODE_LABELS:
+            raise ExportError(f"node {node_id!r}: label {label!r} is not in the schema ({', '.join(NODE_LABELS)})")
+        node_id = str(node_id)
+        labels[node_id] = label
+        if label == "Paper":
+            props = _props(attrs, skip=("label", "id"))
+            props["id"] = node_id
+            nodes[label].append({"id": node_id, "props": props})
+        else:
+            props = _props(attrs, skip=("label", "id", "aliases", "support", "mention_count"))
+            aliases = sorted({str(a) for a in attrs.get("aliases") or ()})
+            nodes[label].append({"id": node_id, "props": props, "aliases": aliases})
+
+    rels: dict[RelKey, list[dict]] = defaultdict(list)
+    for u, v, key, attrs in G.edges(keys=True, data=True):
+        rel_type = attrs.get("type", key)
+        if rel_type not in RELATION_TYPES:
+            raise ExportError(f"edge {u!r} -> {v!r}: type {rel_type!r} is not in the schema ({', '.join(RELATION_TYPES)})")
+        start, end = str(u), str(v)
+        group = (rel_type, labels[start], labels[end])
+        props = _props(attrs, skip=("type", "evidence", "papers", "support"))
+        evidence = attrs.get("evidence")
+        if labels[start] != "Paper" and labels[end] != "Paper":
+            ev = _evidence_props(evidence)
+            rels[group].append({
+                "start": start, "end": end, "props": props,
+                "papers": sorted({_paper_key(str(p)) for p in attrs.get("papers") or ()}
+                                 | {_paper_key(str(e.get("paper_id"))) for e in evidence or () if e.get("paper_id")}),
+                "evidence": ev["evidence"], "sentences": ev["sentences"],
+                "evidence_papers": [_paper_key(str(e.get("paper_id", ""))) for e in evidence or ()],
+            })
+        else:
+            if evidence is not None:
+                props.update(_evidence_props(evidence))
+            rels[group].append({"start": start, "end": end, "props": props})
+    for rows in rels.values():
+        rows.sort(key=lambda row: (row["start"], row["end"]))
+    return dict(nodes), dict(sorted(rels.items()))
+
+
+def _prune_rows(graph: nx.MultiDiGraph) -> list[dict]:
+    """Per paper, the ``TYPE|target`` pairs its graph has; the database's other ones go."""
+    keep: dict[str, list[str]] = {}
+    for node_id, attrs in graph.nodes(data=True):
+        if attrs.get("label") == "Paper":
+            keep[str(node_id)] = sorted(f"{attrs.get('type', k)}|{v}" for _, v, k, attrs in graph.out_edges(node_id, keys=True, data=True))
+    return [{"id": pid, "keep": keep[pid]} for pid in sorted(keep)]
+
+
+# -- database part --------------------------------------------------------------------------------
+
+def _where(driver) -> str:
+    # the driver keeps its initial address privately; it is only used to word the message
+    address = getattr(driver, "_address", None) or getattr(getattr(driver, "_pool", None), "address", None)
+    return f"Neo4j at {address}" if address else "Neo4j"
+
+
+def _translate(exc: Exception, driver, database: str | None, during: str) -> Neo4jError:
+    """One line naming the failure and what to do."""
+    import neo4j.exceptions as ne
+
+    where = _where(driver)
+    db = database or "the default database"
+    if isinstance(exc, ne.AuthError):
+        return Neo4jError(f"{where} refused the user name or password; check --user/--password "
+                          "(NEO4J_USERNAME/NEO4J_PASSWORD)")
+    code = getattr(exc, "code", "") or ""
+    if code == "Neo.ClientError.Database.DatabaseNotFound" or "DatabaseNotFound" in code:
+        return Neo4jError(f"{where} has no database {db!r}; pass an existing one with --database "
+                          "(NEO4J_DATABASE), e.g. 'neo4j' (Community has only that one)")
+    if isinstance(exc, (ne.ServiceUnavailable, ne.SessionExpired, ne.IncompleteCommit)) or isinstance(exc, OSError):
+        if during == "connect":
+            return Neo4jError(f"cannot reach {where}: is the server running? start it (docker/neo4j.sh start, "
+                              "or docker compose -f docker/compose.yml up -d neo4j) or check --uri (NEO4J_URI)")
+        return Neo4jError(f"lost the connection to {where} {during}; start the server again and re-run the "
+                          "same command: the load is idempotent, nothing will be duplicated")
+    if isinstance(exc, ne.Neo4jError):
+        message = (getattr(exc, "message", None) or str(exc)).splitlines()[0]
+        return Neo4jError(f"{where} rejected the statement {during}: {code or type(exc).__name__}: {message}")
+    return Neo4jError(f"{where} failed {during}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+
+
+def _run(driver, query: str, params: dict[str, Any], database: str | None, stats: PushStats | None, during: str):
+    import neo4j.exceptions as ne
+
+    try:
+        records, summary, _ = driver.execute_query(query, parameters_=params, database_=database)
+    except (ne.Neo4jError, ne.DriverError, OSError) as exc:
+        raise _translate(exc, driver, database, during) from exc
+    if stats is not None:
+        counters = summary.counters
+        stats.batches += 1
+        stats.nodes_created += counters.nodes_created
+        stats.relationships_created += counters.relationships_created
+        stats.relationships_deleted += counters.relationships_deleted
+        stats.properties_set += counters.properties_set
+    return records
+
+
+def check_connection(driver, database: str | None = None) -> None:
+    """Fail early, with one line, on an unreachable server, bad credentials or a missing database."""
+    import neo4j.exceptions as ne
+
+    try:
+        driver.verify_connectivity()
+    except (ne.Neo4jError, ne.DriverError, OSError) as exc:
+        raise _translate(exc, driver, database, "connect") from exc
+    _run(driver, "RETURN 1", {}, database, None, "connect")
+
+
+def push(graph: KnowledgeGraph | nx.MultiDiGraph, driver, *, database: str | None = None,
+         batch_size: int = 1000) -> PushStats:
+    """Load ``graph`` into Neo4j; safe to repeat and to re-run after a failure.
+
+    Args:
+        graph: a :class:`~kg.graph.KnowledgeGraph` or its ``networkx.MultiDiGraph``.
+        driver: an open ``neo4j.Driver`` (the caller opens and closes it).
+        database: the database to write to; ``None`` is the server's default.
+        batch_size: rows per transaction (``1`` is the row-by-row load the benchmark compares with).
+
+    Returns:
+        PushStats: rows sent per label and type, batches, the server's counters, timings.
+
+    Raises:
+        Neo4jError: the server cannot be reached, refuses the credentials, has no such database,
+            or goes away during the push (the message says which, and what to do).
+        ExportError: the graph has a label or type outside the schema.
+    """
+    G = _nx(graph)
+    node_rows, rel_rows = to_rows(G)
+    stats = PushStats(nodes={label: len(rows) for label, rows in node_rows.items()},
+                      relationships={})
+    for (rel_type, _, _), rows in rel_rows.items():
+        stats.relationships[rel_type] = stats.relationships.get(rel_type, 0) + len(rows)
+    t0 = time.perf_counter()
+    check_connection(driver, database)
+    for statement in cypher.schema_statements():
+        _run(driver, statement, {}, database, None, "while creating the schema")
+
+    done = 0
+    total = sum(len(rows) for rows in node_rows.values()) + sum(len(rows) for rows in rel_rows.values())
+
+    def progress() -> str:
+        return f"during the push (after {done:,} of {total:,} rows)"
+
+    for label in NODE_LABELS:
+        rows = node_rows.get(label, [])
+        query = cypher.merge_paper_nodes() if label == "Paper" else cypher.merge_entity_nodes(label)
+        for batch in batched(rows, batch_size):
+            _run(driver, query, {"rows": batch}, database, stats, progress())
+            done += len(batch)
+    t1 = time.perf_counter()
+    for (rel_type, start_label, end_label), rows in rel_rows.items():
+        entity_edge = start_label != "Paper" and end_label != "Paper"
+        query = (cypher.merge_entity_relationships if entity_edge else cypher.merge_relationships)(
+            rel_type, start_label, end_label)
+        for batch in batched(rows, batch_size):
+            _run(driver, query, {"rows": batch}, database, stats, progress())
+            done += len(batch)
+    t2 = time.perf_counter()
+
+    # A re-pushed paper drops the edges its new graph no longer has; then support is recomputed.
+    touched = {row["id"] for label, rows in node_rows.items() if label != "Paper" for row in rows}
+    dropped: set[str] = set()
+    for batch in batched(_prune_rows(G), max(batch_size, 1000)):
+        for record in _run(driver, cypher.PRUNE_PAPER_EDGES, {"rows": batch}, database, stats, progress()):
+            dropped.update(record["targets"])
+    ids = sorted(touched | dropped)
+    for batch in batched(ids, max(batch_size, 1000)):
+        _run(driver, cypher.RECOMPUTE_ENTITY_SUPPORT, {"ids": batch}, database, stats, progress())
+    for batch in batched(sorted(dropped - touched), max(batch_size, 1000)):
+        for record in _run(driver, cypher.DELETE_ORPHAN_ENTITIES, {"ids": batch}, database, stats, progress()):
+            stats.entities_deleted += record["deleted"]
+    stats.node_seconds = t1 - t0
+    stats.relationship_seconds = t2 - t1
+    stats.seconds = time.perf_counter() - t0
+    return stats
+
+
+def remove_paper(driver, paper_id: str, *, database: str | None = None) -> RemoveStats:
+    """Remove a paper, its relationships, and the entities and entity -> entity relationships that
+    only it supported; other entities' ``support`` is recomputed. One transaction: all or nothing.
+
+    Args:
+        paper_id: the paper's id, with or without the ``paper:`` prefix.
+    """
+    node_id = _paper_key(paper_id)
+    keys = sorted({node_id, node_id[len(PAPER_PREFIX):]})
+
+    def work(tx) -> RemoveStats:
+        ids = tx.run(cypher.REMOVE_PAPER[0], paper=node_id).single()["ids"]
+        rels = tx.run(cypher.REMOVE_PAPER[1], ids=ids, paper_keys=keys).single()["deleted"]
+        papers = tx.run(cypher.REMOVE_PAPER[2], paper=node_id).single()["deleted"]
+        tx.run(cypher.RECOMPUTE_ENTITY_SUPPORT, ids=ids).consume()
+        entities = tx.run(cypher.DELETE_ORPHAN_ENTITIES, ids=ids).single()["deleted"]
+        return RemoveStats(papers=papers, entities=entities, relationships=rels)
+
+    import neo4j.exceptions as ne
+
+    check_connection(driver, database)
+    try:
+        with driver.session(database=database) as session:
+            return session.execute_write(work)
+    except (ne.Neo4jError, ne.DriverError, OSError) as exc:
+        raise _translate(exc, driver, database, f"while removing {node_id}") from exc
+
+
+def open_driver(uri: str, user: str | None = None, password: str | None = None, **config: Any):
+    """A driver for ``uri`` (``bolt://`` or ``neo4j://``), with basic auth when a password is given.
+
+    The caller closes it (``with open_driver(...) as driver``).
+    """
+    import neo4j
+    import neo4j.exceptions as ne
+
+    auth = (user or "neo4j", password) if password else None
+    try:
+        return neo4j.GraphDatabase.driver(uri, auth=auth, **config)
+    except (ValueError, ne.ConfigurationError) as exc:
+        raise Neo4jError(f"bad Neo4j URI {uri!r}: {exc}; expected e.g. bolt://127.0.0.1:7687") from exc
