@@ -1,0 +1,150 @@
+"""Real-Neo4j fixtures for the integration tests (no mocks).
+
+``neo4j_driver`` talks to the server named by ``NEO4J_URI`` (with ``NEO4J_USERNAME`` /
+``NEO4J_PASSWORD`` / ``NEO4J_DATABASE``) when that is set; otherwise it starts a throw-away Neo4j with
+``docker/neo4j.sh`` in a temporary instance directory and stops it when the session ends, so a plain
+``pytest`` works on any machine with Java 17 (and Maven for the first download).
+
+``neo4j_instance`` starts further servers of the same installation for tests that must break one
+(wrong password, a server killed mid-push) or import into a fresh database.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+NEO4J_SH = Path(__file__).resolve().parents[2] / "docker" / "neo4j.sh"
+
+
+@dataclass
+class Neo4jInstance:
+    """A server started by ``docker/neo4j.sh`` in its own instance directory."""
+
+    directory: Path
+    auth: str = "none"
+    uri: str = ""
+    env: dict[str, str] = field(default_factory=dict)
+
+    def _run(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+        env = {**os.environ, "NEO4J_INSTANCE": str(self.directory), "NEO4J_AUTH": self.auth, **self.env}
+        if "NEO4J_BOLT_PORT" not in self.env:  # a fixed port would collide between instances
+            env.pop("NEO4J_BOLT_PORT", None)
+        return subprocess.run(["bash", str(NEO4J_SH), *args], env=env, capture_output=True, text=True,
+                              timeout=timeout, check=False)
+
+    def start(self) -> str:
+        done = self._run("start")
+        if done.returncode != 0:
+            raise RuntimeError(f"docker/neo4j.sh start failed ({done.returncode}):\n{done.stderr}")
+        self.uri = done.stdout.strip().splitlines()[-1]
+        return self.uri
+
+    def stop(self) -> None:
+        self._run("stop", timeout=120)
+
+    def kill(self) -> None:
+        """End the server abruptly (SIGKILL to the pid ``start`` recorded), as a crash would."""
+        pid = int((self.directory / "run" / "kg-neo4j.pid").read_text())
+        os.kill(pid, 9)
+        for _ in range(100):
+            if not Path(f"/proc/{pid}").exists():
+                break
+            subprocess.run(["sleep", "0.1"], check=False)
+
+    def admin(self, *args: str) -> subprocess.CompletedProcess:
+        return self._run("admin", *args)
+
+    @property
+    def credentials(self) -> tuple[str, str] | None:
+        if self.auth == "none":
+            return None
+        user, _, password = self.auth.partition("/")
+        return (user, password)
+
+
+@pytest.fixture(scope="session")
+def neo4j_settings(tmp_path_factory):
+    """``(uri, auth, database)`` of the test server, started here unless ``NEO4J_URI`` is set."""
+    database = os.environ.get("NEO4J_DATABASE") or "neo4j"
+    uri = os.environ.get("NEO4J_URI")
+    if uri:
+        user = os.environ.get("NEO4J_USERNAME", "neo4j")
+        password = os.environ.get("NEO4J_PASSWORD")
+        yield uri, ((user, password) if password else None), database
+        return
+    instance = Neo4jInstance(tmp_path_factory.mktemp("neo4j-main"))
+    instance.start()
+    try:
+        yield instance.uri, None, database
+    finally:
+        instance.stop()
+        shutil.rmtree(instance.directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def neo4j_database(neo4j_settings) -> str:
+    return neo4j_settings[2]
+
+
+@pytest.fixture(scope="session")
+def neo4j_driver(neo4j_settings):
+    """One driver for the session, connected to the test server."""
+    import neo4j
+
+    uri, auth, _ = neo4j_settings
+    with neo4j.GraphDatabase.driver(uri, auth=auth) as driver:
+        driver.verify_connectivity()
+        yield driver
+
+
+def clear_database(driver, database: str, *, schema: bool = False) -> None:
+    """Delete every node and relationship; with ``schema``, also every constraint and index
+    (which makes the server re-plan its queries, so only tests of the schema ask for it)."""
+    driver.execute_query("MATCH (n) DETACH DELETE n", database_=database)
+    if not schema:
+        return
+    records, _, _ = driver.execute_query("SHOW CONSTRAINTS YIELD name RETURN name", database_=database)
+    for record in records:
+        driver.execute_query(f"DROP CONSTRAINT `{record['name']}` IF EXISTS", database_=database)
+    records, _, _ = driver.execute_query(
+        "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name", database_=database)
+    for record in records:
+        driver.execute_query(f"DROP INDEX `{record['name']}` IF EXISTS", database_=database)
+
+
+@pytest.fixture
+def empty_neo4j(neo4j_driver, neo4j_database):
+    """The test server's database with no nodes or relationships: ``(driver, database)``."""
+    clear_database(neo4j_driver, neo4j_database)
+    return neo4j_driver, neo4j_database
+
+
+@pytest.fixture
+def bare_neo4j(neo4j_driver, neo4j_database):
+    """Like ``empty_neo4j``, and without constraints or indexes either."""
+    clear_database(neo4j_driver, neo4j_database, schema=True)
+    return neo4j_driver, neo4j_database
+
+
+@pytest.fixture
+def neo4j_instance(tmp_path):
+    """Factory for extra servers of the same installation; every one started is stopped afterwards."""
+    started: list[Neo4jInstance] = []
+
+    def make(name: str = "extra", *, auth: str = "none", start: bool = True) -> Neo4jInstance:
+        instance = Neo4jInstance(tmp_path / f"neo4j-{name}", auth=auth)
+        instance.directory.mkdir(parents=True)
+        started.append(instance)
+        if start:
+            instance.start()
+        return instance
+
+    yield make
+    for instance in started:
+        instance.stop()
