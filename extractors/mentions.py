@@ -10,6 +10,7 @@ source. Records go to ``doc.user_data["kg_mentions"]`` as plain dicts (so multip
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 
 from spacy.language import Language
@@ -61,6 +62,8 @@ class MentionChooser:
 
     def __call__(self, doc: Doc) -> Doc:
         taken = [False] * len(doc)
+        sents = list(doc.sents)
+        sent_starts = [sent.start for sent in sents]
         records: list[dict] = []
         chosen: list[Span] = []
         for source, score, span, extra in self._candidates(doc):
@@ -73,7 +76,7 @@ class MentionChooser:
             role = extra.get("role", "used")
             if span.start > 0 and doc[span.start - 1].lower_ == "our":
                 role = "proposed"
-            sent = span.sent
+            sent = sents[bisect_right(sent_starts, span.start) - 1]
             records.append({
                 "label": span.label_,
                 "text": span.text,

@@ -29,7 +29,7 @@ __all__ = ["DEFAULT_MODEL", "shipped_model_path", "load_pipeline", "add_rules", 
 #: Name of the trained pipeline directory inside ``extractors/models``.
 DEFAULT_MODEL = "sci_ner"
 _SIZED_NAME = re.compile(r"^[A-Za-z][\w.]*-\d+(?:\.\d+)?[kKMBbT]$")
-RULE_COMPONENTS = ("kg_acronyms", "kg_gazetteer", "kg_cues", "kg_heads", "kg_mentions")
+RULE_COMPONENTS = ("kg_acronyms", "kg_gazetteer", "kg_cues", "kg_heads", "kg_mentions")  # + kg_gazetteer_lower
 
 
 def shipped_model_path() -> Path | None:

@@ -9,7 +9,7 @@ overlapping candidates. Pure helpers over tokens sit beside the thin components.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -58,21 +58,19 @@ def load_gazetteer(directory: str | None = None) -> tuple[tuple[str, str, tuple[
     return tuple(entries)
 
 
-def gazetteer_patterns(nlp: Language, directory: str | None = None) -> list[dict]:
-    """SpanRuler patterns: exact (ORTH) for names with capitals or digits, case-insensitive with an
-    optional plural for all-lowercase names. The pattern ``id`` is the canonical name."""
-    patterns = []
+def gazetteer_patterns(nlp: Language, directory: str | None = None) -> tuple[list[dict], list[dict]]:
+    """SpanRuler phrase patterns as ``(exact, lowercase)``: names with capitals or digits match
+    exactly (so "AO" is not "ao"); all-lowercase names match case-insensitively, plural included.
+    The pattern ``id`` is the canonical name (prefixed ``lower:`` for the case-insensitive ones)."""
+    exact, lower = [], []
     for label, canonical, names in load_gazetteer(directory):
         for name in names:
             if name != name.lower():
-                patterns.append({"label": label, "pattern": name, "id": canonical})
+                exact.append({"label": label, "pattern": name, "id": canonical})
             else:
-                words = [t.text for t in nlp.make_doc(name)]
-                tokens = [{"LOWER": w} for w in words[:-1]]
-                last = words[-1]
-                tokens.append({"LOWER": {"IN": [last, last + "s", last + "es"]}})
-                patterns.append({"label": label, "pattern": tokens, "id": "lower:" + canonical})
-    return patterns
+                for form in {name, name + "s", name + "es"}:
+                    lower.append({"label": label, "pattern": form, "id": "lower:" + canonical})
+    return exact, lower
 
 
 _DATASET_HEADS = ["dataset", "datasets", "benchmark", "benchmarks", "corpus", "suite", "testbed"]
@@ -361,10 +359,14 @@ def make_head_finder(nlp: Language, name: str, spans_key: str) -> HeadPhraseFind
     return HeadPhraseFinder(nlp, name, spans_key=spans_key)
 
 
-def add_gazetteer(nlp: Language, name: str = "kg_gazetteer", directory: str | None = None,
-                  patterns: Iterable[dict] | None = None) -> None:
-    """Add spaCy's ``span_ruler`` with the gazetteer and shape patterns (kept in the pipeline on
-    disk, so a packaged model carries its gazetteer)."""
-    ruler = nlp.add_pipe("span_ruler", name=name, config={"spans_key": name, "overwrite": True,
-                                                          "validate": False})
-    ruler.add_patterns(list(patterns) if patterns is not None else gazetteer_patterns(nlp, directory) + shape_patterns())
+def add_gazetteer(nlp: Language, name: str = "kg_gazetteer", directory: str | None = None) -> None:
+    """Add two spaCy ``span_ruler`` components writing to ``doc.spans[name]``: exact names and
+    name shapes, then case-insensitive names (a phrase matcher on LOWER; token patterns with
+    LOWER would make the matcher the slowest step of the pipeline). Their patterns are saved
+    with the pipeline, so a packaged model carries its gazetteer."""
+    exact, lower = gazetteer_patterns(nlp, directory)
+    ruler = nlp.add_pipe("span_ruler", name=name, config={"spans_key": name, "overwrite": True, "validate": False})
+    ruler.add_patterns(exact + shape_patterns())
+    ruler_lower = nlp.add_pipe("span_ruler", name=name + "_lower", config={
+        "spans_key": name, "overwrite": False, "validate": False, "phrase_matcher_attr": "LOWER"})
+    ruler_lower.add_patterns(lower)
