@@ -97,7 +97,8 @@ BOUNDARY_WORDS: frozenset[str] = frozenset(
     results experiments experimental extensive significant competitive minimal highly substantially
     high low perfect comparable non-trivial good poor superior remarkable impressive stronger notable
     substantial considerable great greater promising reasonable satisfactory stringent so-called face
-    strong weak improved better worse faster slower lightweight overall
+    strong weak improved better worse faster slower lightweight overall theoretical empirical accurate
+    high-quality low-quality long-context real-world open-source large small diverse challenging
     """.split()
 )
 

@@ -326,6 +326,8 @@ def head_phrases(doc: Doc, max_modifiers: int = 4) -> Iterator[Span]:
         named = any(not t.is_lower for t in modifiers)
         if head in _GENERIC_HEADS and len(modifiers) < 2 and not named:
             continue
+        if label == "DATASET" and not named:
+            continue  # "web-scale datasets" describes data; a data set entity has a name
         span = Span(doc, start, token.i + 1, label=label)
         if not is_generic(span.text):
             yield span

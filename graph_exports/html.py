@@ -453,33 +453,57 @@ def layout(
 ) -> dict[str, tuple[float, float]]:
     """Positions for every node of ``h``, in pixels, computed once with bounded iterations.
 
-    Small graphs get one spring layout. Larger ones are laid out community by community:
-    each community in a disk whose area grows with its size, the disks placed by a spring
-    layout of the community graph and then pushed apart until none overlap.
+    Each connected component is laid out on its own, in a disk whose area grows with its size:
+    small ones by a spring layout, large ones (with ``groups``, their communities) community by
+    community, the community disks placed by a spring layout of the community graph. Isolated
+    nodes share one evenly filled disk. The disks are then packed, largest in the middle, and
+    pushed apart until none overlap.
     """
-    n = h.number_of_nodes()
-    if n == 0:
+    if h.number_of_nodes() == 0:
         return {}
-    if n <= _ONE_PIECE or not groups:
-        local = _piece(h, seed=seed)
-        scale = max(spacing * math.sqrt(n) * 1.3, 160.0) if n > 1 else 0.0
-        return {node: (float(p[0] * scale), float(p[1] * scale)) for node, p in local.items()}
+    comps = sorted((set(c) for c in nx.connected_components(h)), key=lambda c: (-len(c), min(c)))
+    blocks: list[tuple[dict[str, np.ndarray], float]] = []
+    singles: list[str] = []
+    for comp in comps:
+        if len(comp) == 1:
+            singles.extend(comp)
+        elif len(comp) <= _ONE_PIECE or not groups:
+            radius = _disk_radius(len(comp), spacing)
+            local = _piece(h.subgraph(comp), seed=seed)
+            blocks.append(({n: p * radius for n, p in local.items()}, radius))
+        else:
+            inside = [c & comp for c in groups if c & comp]
+            blocks.append(_communities_block(h.subgraph(comp), inside, seed=seed, spacing=spacing))
+    if singles:
+        radius = _disk_radius(len(singles), spacing, dense=True)
+        points = _sunflower(len(singles)) * radius
+        blocks.append(({n: points[i] for i, n in enumerate(sorted(singles))}, radius))
+    return _pack(blocks)
 
-    groups = [set(c) for c in groups if c]
+
+def _disk_radius(count: int, spacing: float, *, dense: bool = False) -> float:
+    """Radius of a disk holding ``count`` nodes about ``spacing`` pixels apart."""
+    if count <= 1:
+        return spacing / 2
+    return spacing * math.sqrt(count) * (0.55 if dense else 0.7) + spacing / 2
+
+
+def _communities_block(
+    h: nx.Graph, groups: list[set[str]], *, seed: int, spacing: float
+) -> tuple[dict[str, np.ndarray], float]:
+    """One large component, community by community (see :func:`layout`)."""
+    groups = sorted(groups, key=lambda c: (-len(c), min(c)))
     if len(groups) > 200:
-        # Hundreds of tiny communities (isolated nodes, pairs): keep the big ones, pool the rest.
-        pooled = set().union(*groups[199:])
-        groups = groups[:199] + [pooled]
+        # Hundreds of tiny communities: keep the big ones, pool the rest.
+        groups = groups[:199] + [set().union(*groups[199:])]
     member = {node: i for i, c in enumerate(groups) for node in c}
-
     q = nx.Graph()
     q.add_nodes_from(range(len(groups)))
-    for u, v, d in h.edges(data=True):
+    for u, v in h.edges():
         a, b = member[u], member[v]
         if a != b:
-            w = q[a][b]["weight"] + 1 if q.has_edge(a, b) else 1
-            q.add_edge(a, b, weight=w)
-    radii = np.array([spacing * math.sqrt(len(c)) * 0.6 + spacing for c in groups])
+            q.add_edge(a, b, weight=q[a][b]["weight"] + 1 if q.has_edge(a, b) else 1)
+    radii = np.array([_disk_radius(len(c), spacing) for c in groups])
     centres = nx.spring_layout(q, seed=seed, iterations=100, weight="weight")
     pts = np.array([centres[i] for i in range(len(groups))], dtype=float)
     pts -= pts.mean(axis=0)
@@ -487,12 +511,28 @@ def layout(
     # Spread the centres over a disk about as large as the communities packed together.
     pts *= 1.15 * float(np.sqrt((radii**2).sum())) / reach
     pts = _separate(pts, radii)
-
-    out: dict[str, tuple[float, float]] = {}
+    out: dict[str, np.ndarray] = {}
     for i, c in enumerate(groups):
-        local = _piece(h.subgraph(c), seed=seed)
-        for node, p in local.items():
-            out[node] = (float(pts[i, 0] + p[0] * radii[i]), float(pts[i, 1] + p[1] * radii[i]))
+        for node, p in _piece(h.subgraph(c), seed=seed).items():
+            out[node] = pts[i] + p * radii[i]
+    extent = max(float(np.hypot(*(pts[i]))) + radii[i] for i in range(len(groups)))
+    return out, extent
+
+
+def _pack(blocks: list[tuple[dict[str, np.ndarray], float]]) -> dict[str, tuple[float, float]]:
+    """Place blocks (positions around 0, radius) without overlaps, largest in the middle."""
+    blocks = sorted(blocks, key=lambda b: -b[1])
+    radii = np.array([r for _, r in blocks], dtype=float)
+    if len(blocks) == 1:
+        centres = np.zeros((1, 2))
+    else:
+        centres = _sunflower(len(blocks)) * 1.1 * float(np.sqrt((radii**2).sum()))
+        centres -= centres[0]
+        centres = _separate(centres, radii)
+    out: dict[str, tuple[float, float]] = {}
+    for (pos, _r), c in zip(blocks, centres):
+        for node, p in pos.items():
+            out[node] = (round(float(c[0] + p[0]), 1), round(float(c[1] + p[1]), 1))
     return out
 
 
@@ -836,7 +876,7 @@ def to_html(
     h = _undirected(g, sel.nodes, sel.edges)
     large = len(sel.nodes) > LARGE_GRAPH
     groups = communities(h) if len(sel.nodes) > 1 else [set(sel.nodes)] if sel.nodes else []
-    positions = layout(h, groups if len(sel.nodes) > _ONE_PIECE else None)
+    positions = layout(h, groups)
     colour_by = "community" if large else "label"
     nodes = page_nodes(g, sel, positions, groups, size_by=size_by, colour_by=colour_by)
     edges = page_edges(g, sel, view=view)

@@ -192,5 +192,32 @@ def export_cli(
     typer.echo(str(path))
 
 
+@app.command("html")
+def html_cli(
+    graph: Annotated[Path, typer.Argument(help="A graph.json written by kg build.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The page to write (must end in .html).")] = Path("graph.html"),
+    view: Annotated[str, typer.Option("--view", help="knowledge (papers and entities) or papers (paper map).")] = "knowledge",
+    focus: Annotated[Optional[str], typer.Option("--focus", help="Show only the neighbourhood of this node (id, name or alias).")] = None,
+    radius: Annotated[int, typer.Option("--radius", help="Hops around --focus.")] = 1,
+    labels: Annotated[Optional[list[str]], typer.Option("--labels", help="Node labels to keep (repeat, or comma-separate).")] = None,
+    min_support: Annotated[int, typer.Option("--min-support", help="Leave out entities found in fewer papers.")] = 1,
+    year_from: Annotated[Optional[int], typer.Option("--year-from", help="Leave out papers before this year.")] = None,
+    year_to: Annotated[Optional[int], typer.Option("--year-to", help="Leave out papers after this year.")] = None,
+    max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", help="Keep the N most supported nodes; the page lists what was left out.")] = None,
+    size_by: Annotated[str, typer.Option("--size-by", help="degree or support.")] = "degree",
+) -> None:
+    """Write the interactive HTML page of a graph: one file that opens offline."""
+    from graph_exports.html import write_html
+
+    from .graph import KnowledgeGraph
+
+    g = KnowledgeGraph.load(graph)
+    keep = [part.strip() for item in labels or [] for part in item.split(",") if part.strip()] or None
+    years = (year_from, year_to) if year_from is not None or year_to is not None else None
+    path = write_html(g, out, view=view, focus=focus, radius=radius, labels=keep, min_support=min_support,
+                      years=years, max_nodes=max_nodes, size_by=size_by)
+    typer.echo(str(path))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -391,3 +391,54 @@ def write_predictions(
     with Path(path).open("w", encoding="utf-8") as handle:
         for record in prediction_records(golds, predicted, fmt):
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+# --------------------------------------------------------------------------------------------------
+# command line (registered as ``kg eval`` by kg/cli.py)
+
+
+def render_table(result: dict[str, Any]) -> Any:
+    """A rich ``Table`` of per-label and micro P/R/F1 (in percent) for an :func:`evaluate` result."""
+    from rich.table import Table
+
+    table = Table(title=f"{result['gold']} ({result['format']}, {result['docs']} docs, {result['tokens']} tokens)")
+    for column in ("label", "P", "R", "F1", "tp", "fp", "fn"):
+        table.add_column(column, justify="left" if column == "label" else "right")
+    rows = list(result["ents_per_type"].items())
+    for label, s in rows:
+        table.add_row(label, f"{100 * s['p']:.1f}", f"{100 * s['r']:.1f}", f"{100 * s['f']:.1f}",
+                      str(s["tp"]), str(s["fp"]), str(s["fn"]))
+    tp = sum(s["tp"] for _, s in rows)
+    fp = sum(s["fp"] for _, s in rows)
+    fn = sum(s["fn"] for _, s in rows)
+    table.add_row("micro", f"{100 * result['ents_p']:.1f}", f"{100 * result['ents_r']:.1f}",
+                  f"{100 * result['ents_f']:.1f}", str(tp), str(fp), str(fn), style="bold")
+    return table
+
+
+def eval_cli(
+    gold: Path,
+    fmt: str = "scierc",
+    save_predictions: Path | None = None,
+    as_json: bool = False,
+    model: str | None = None,
+) -> dict[str, Any]:
+    """``kg eval``: load the shipped extractor (or ``model``), score it on ``gold`` and print the result.
+
+    The statistical pipeline is scored on ``doc.ents``; its rules are not added.
+    """
+    from rich.console import Console
+
+    from extractors.pipeline import load_pipeline
+
+    nlp = load_pipeline(model, rules=False)
+    if not nlp.pipe_names:
+        from kg.errors import ModelError
+
+        raise ModelError("no trained pipeline is shipped in extractors/models/sci_ner; run `kg train` or pass --model")
+    result = evaluate(gold, fmt, nlp, save_predictions=save_predictions)
+    if as_json:
+        print(json.dumps(result))
+    else:
+        Console().print(render_table(result))
+    return result

@@ -130,3 +130,21 @@ def counts(driver, database: str) -> tuple[int, int]:
     n, _, _ = driver.execute_query("MATCH (n) RETURN count(n) AS n", database_=database)
     r, _, _ = driver.execute_query("MATCH ()-[r]->() RETURN count(r) AS n", database_=database)
     return n[0]["n"], r[0]["n"]
+
+
+def synthetic_graph(n_papers: int, n_entities: int = 500, per_paper: int = 8) -> nx.MultiDiGraph:
+    """A larger graph in the same shape (deterministic), for pushes that take a while."""
+    G = nx.MultiDiGraph(kg_schema=1)
+    labels = [("Method", "USES"), ("Dataset", "EVALUATES_ON"), ("Task", "ADDRESSES"), ("Metric", "REPORTS")]
+    for i in range(n_entities):
+        label, _ = labels[i % 4]
+        _entity(G, f"{label.lower()}:thing {i}", label, f"Thing {i}", [f"Thing {i}", f"T{i}"], 0, 0)
+    for p in range(n_papers):
+        s = f"Paper {p} studies things."
+        _paper(G, f"s{p:06d}", f"Paper {p}", s, year=2000 + p % 25)
+        for j in range(per_paper):
+            i = (p * 7 + j * 13) % n_entities
+            label, rel = labels[i % 4]
+            _edge(G, f"paper:s{p:06d}", f"{label.lower()}:thing {i}", rel, role="used", count=1, weight=0.5,
+                  evidence=[_evidence(f"s{p:06d}", s, "things", 17)])
+    return G
