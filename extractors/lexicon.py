@@ -99,6 +99,8 @@ BOUNDARY_WORDS: frozenset[str] = frozenset(
     substantial considerable great greater promising reasonable satisfactory stringent so-called face
     strong weak improved better worse faster slower lightweight overall theoretical empirical accurate
     high-quality low-quality long-context real-world open-source large small diverse challenging
+    despite de facto appropriate tailored intuitive suboptimal principled smaller larger modern
+    standard naive vanilla classical classic plain original corresponding respective ideal
     """.split()
 )
 

@@ -89,6 +89,14 @@ def _gazetteer_index(directory: str | None = None) -> dict[str, tuple[str, str]]
     return index
 
 
+@lru_cache(maxsize=4)
+def _gazetteer_cased(directory: str | None = None) -> frozenset[str]:
+    """Keys whose gazetteer spellings all have capitals or digits: an all-caps coined name like
+    "RECALL" may only join an entry that is spelled in capitals somewhere ("recall" is not)."""
+    lowercase = {canonical_key(n) for _l, _c, names in load_gazetteer(directory) for n in names if n == n.lower()}
+    return frozenset(canonical_key(n) for _l, _c, names in load_gazetteer(directory) for n in names) - lowercase
+
+
 @dataclass
 class ResolutionStats:
     """What resolution did, for the build summary and the log."""
@@ -139,12 +147,13 @@ def resolve(extracted: Iterable[tuple[Paper, list[Mention]]], *, gazetteer_dir: 
 
     keyed: list[tuple[Mention, str | None]] = []
     label_votes: dict[str, Counter[str]] = defaultdict(Counter)
+    gazetteer_targets = {target for _label, target in gazetteer.values()}
     for m in mentions:
         key = _mention_key(m, defined.get(m.paper_id, {}), majority, stats, gazetteer_dir)
         if key is None:
             keyed.append((m, None))
             continue
-        if key in gazetteer:
+        if key in gazetteer_targets and key in gazetteer:
             label_votes[key][gazetteer[key][0]] += 2  # a gazetteer entry outvotes one stray label
         label_votes[key][m.label] += 1
         keyed.append((m, key))
@@ -195,7 +204,11 @@ def _mention_key(m: Mention, paper_defs: dict[str, str], majority: dict[str, str
     if not key or is_generic(key) or (m.extractor != "acronym" and is_generic(m.text)):
         return None
     gazetteer = _gazetteer_index(gazetteer_dir)
-    return gazetteer[key][1] if key in gazetteer else key
+    if key not in gazetteer:
+        return key
+    if m.text.isupper() and len(m.text) > 1 and not m.canonical and key not in _gazetteer_cased(gazetteer_dir):
+        return m.text  # "RECALL" the coined name keeps its capitals apart from "recall" the word
+    return gazetteer[key][1]
 
 
 @lru_cache(maxsize=4)

@@ -61,3 +61,10 @@ def test_proposed_role_is_kept_per_paper():
     res = resolve([(Paper(id="a", abstract="x"), [m("a", "FooNet", role="proposed")]),
                    (Paper(id="b", abstract="y"), [m("b", "FooNet")])])
     assert res.proposed == {("a", "method:foonet")}
+
+
+def test_all_caps_coined_name_does_not_join_a_lowercase_gazetteer_word():
+    res = resolve([(Paper(id="a", abstract="x"), [m("a", "RECALL", role="proposed", extractor="cue")]),
+                   (Paper(id="b", abstract="y"), [m("b", "recall", label="METRIC", canonical="recall", extractor="gazetteer")])])
+    assert set(res.entities) == {"method:RECALL", "metric:recall"}
+    assert ("a", "method:RECALL") in res.proposed
