@@ -206,7 +206,8 @@ def _mention_key(m: Mention, paper_defs: dict[str, str], majority: dict[str, str
     gazetteer = _gazetteer_index(gazetteer_dir)
     if key not in gazetteer:
         return key
-    if m.text.isupper() and len(m.text) > 1 and not m.canonical and key not in _gazetteer_cased(gazetteer_dir):
+    if m.text.isupper() and len(m.text) > 1 and not m.canonical and key == canonical_key(m.text) \
+            and key not in _gazetteer_cased(gazetteer_dir):
         return m.text  # "RECALL" the coined name keeps its capitals apart from "recall" the word
     return gazetteer[key][1]
 
