@@ -84,7 +84,7 @@ _ONE_PIECE = 350
 _MAX_PAPERS_PER_ENTITY = 100
 _MAX_EVIDENCE_PER_EDGE = 5
 _MAX_SHARED_PER_EDGE = 50
-_LABEL_CHARS = 42
+_LABEL_CHARS = 30
 _TEMPLATE = "kg_page.html"
 _NONCE_SLOT = "kg-nonce-slot"
 
@@ -424,43 +424,58 @@ def _sunflower(count: int) -> np.ndarray:
     return np.column_stack([r * np.cos(theta), r * np.sin(theta)])
 
 
-def _unit_disk(pos: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def _spaced(pos: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Centre ``pos`` and scale it so that the median distance to the nearest node is 1."""
     if not pos:
         return {}
     arr = np.array(list(pos.values()), dtype=float)
     arr -= arr.mean(axis=0)
-    radius = float(np.sqrt((arr**2).sum(axis=1)).max()) or 1.0
-    return {n: arr[i] / radius for i, n in enumerate(pos)}
+    if len(arr) > 1:
+        d = np.sqrt(((arr[:, None, :] - arr[None, :, :]) ** 2).sum(axis=2))
+        np.fill_diagonal(d, np.inf)
+        unit = float(np.median(d.min(axis=1)))
+        if unit > 1e-9:
+            arr /= unit
+    return {n: arr[i] for i, n in enumerate(pos)}
 
 
-def _piece(h: nx.Graph, *, seed: int) -> dict[str, np.ndarray]:
-    """Lay out one connected-ish piece in the unit disk, with a bounded number of iterations."""
+def _piece(h: nx.Graph, *, seed: int) -> tuple[dict[str, np.ndarray], float]:
+    """Lay out one connected-ish piece with a bounded number of iterations.
+
+    Returns positions in units of the node spacing (median nearest-neighbour distance 1) and
+    the radius of the disk they fill, in the same units.
+    """
     n = h.number_of_nodes()
     if n == 1:
-        return {next(iter(h)): np.zeros(2)}
+        return {next(iter(h)): np.zeros(2)}, 0.5
     if n <= _ONE_PIECE:
         iterations = 100 if n <= 60 else 40 if n <= 200 else 25
-        pos = nx.spring_layout(h, seed=seed, iterations=iterations, weight=None)
-        return _unit_disk(pos)
-    # Too big for a dense spring layout: hubs in the middle, their neighbours around them.
-    order = sorted(h, key=lambda x: (-h.degree(x), x))
-    points = _sunflower(n)
-    return {node: points[i] for i, node in enumerate(order)}
+        pos = _spaced(nx.spring_layout(h, seed=seed, iterations=iterations, weight=None))
+    else:
+        # Too big for a dense spring layout: hubs in the middle, their neighbours around them.
+        order = sorted(h, key=lambda x: (-h.degree(x), x))
+        points = _sunflower(n)
+        points *= math.sqrt(n / math.pi)  # n points in the unit disk sit about sqrt(pi / n) apart
+        pos = {node: points[i] for i, node in enumerate(order)}
+    radius = max(float(np.hypot(p[0], p[1])) for p in pos.values()) + 0.5
+    return pos, radius
 
 
 def layout(
-    h: nx.Graph, groups: Sequence[set[str]] | None = None, *, seed: int = 0, spacing: float = 55.0
+    h: nx.Graph, groups: Sequence[set[str]] | None = None, *, seed: int = 0, spacing: float | None = None
 ) -> dict[str, tuple[float, float]]:
     """Positions for every node of ``h``, in pixels, computed once with bounded iterations.
 
     Each connected component is laid out on its own, in a disk whose area grows with its size:
     small ones by a spring layout, large ones (with ``groups``, their communities) community by
     community, the community disks placed by a spring layout of the community graph. Isolated
-    nodes share one evenly filled disk. The disks are then packed, largest in the middle, and
-    pushed apart until none overlap.
+    nodes share one grid, sorted by ``order`` then id. The blocks are then packed, largest in
+    the middle, and pushed apart until none overlap.
     """
     if h.number_of_nodes() == 0:
         return {}
+    if spacing is None:  # small graphs have room for bigger nodes and their names
+        spacing = 85.0 if h.number_of_nodes() <= _ONE_PIECE else 55.0
     comps = sorted((set(c) for c in nx.connected_components(h)), key=lambda c: (-len(c), min(c)))
     blocks: list[tuple[dict[str, np.ndarray], float]] = []
     singles: list[str] = []
@@ -468,24 +483,25 @@ def layout(
         if len(comp) == 1:
             singles.extend(comp)
         elif len(comp) <= _ONE_PIECE or not groups:
-            radius = _disk_radius(len(comp), spacing)
-            local = _piece(h.subgraph(comp), seed=seed)
-            blocks.append(({n: p * radius for n, p in local.items()}, radius))
+            local, radius = _piece(h.subgraph(comp), seed=seed)
+            blocks.append(({n: p * spacing for n, p in local.items()}, radius * spacing))
         else:
             inside = [c & comp for c in groups if c & comp]
             blocks.append(_communities_block(h.subgraph(comp), inside, seed=seed, spacing=spacing))
     if singles:
-        radius = _disk_radius(len(singles), spacing, dense=True)
-        points = _sunflower(len(singles)) * radius
-        blocks.append(({n: points[i] for i, n in enumerate(sorted(singles))}, radius))
+        blocks.append(_grid(sorted(singles, key=lambda n: (h.nodes[n].get("order", ""), n))))
     return _pack(blocks)
 
 
-def _disk_radius(count: int, spacing: float, *, dense: bool = False) -> float:
-    """Radius of a disk holding ``count`` nodes about ``spacing`` pixels apart."""
-    if count <= 1:
-        return spacing / 2
-    return spacing * math.sqrt(count) * (0.55 if dense else 0.7) + spacing / 2
+def _grid(nodes: list[str], *, column: float = 240.0, row: float = 70.0) -> tuple[dict[str, np.ndarray], float]:
+    """Isolated nodes in rows wide enough for their names, about as wide as tall."""
+    cols = max(1, round(math.sqrt(len(nodes) * row / column)))
+    rows = math.ceil(len(nodes) / cols)
+    out = {}
+    for i, node in enumerate(nodes):
+        r, c = divmod(i, cols)
+        out[node] = np.array([(c - (cols - 1) / 2) * column, (r - (rows - 1) / 2) * row])
+    return out, math.hypot(cols * column, rows * row) / 2
 
 
 def _communities_block(
@@ -503,7 +519,8 @@ def _communities_block(
         a, b = member[u], member[v]
         if a != b:
             q.add_edge(a, b, weight=q[a][b]["weight"] + 1 if q.has_edge(a, b) else 1)
-    radii = np.array([_disk_radius(len(c), spacing) for c in groups])
+    pieces = [_piece(h.subgraph(c), seed=seed) for c in groups]
+    radii = np.array([r * spacing for _pos, r in pieces])
     centres = nx.spring_layout(q, seed=seed, iterations=100, weight="weight")
     pts = np.array([centres[i] for i in range(len(groups))], dtype=float)
     pts -= pts.mean(axis=0)
@@ -512,9 +529,9 @@ def _communities_block(
     pts *= 1.15 * float(np.sqrt((radii**2).sum())) / reach
     pts = _separate(pts, radii)
     out: dict[str, np.ndarray] = {}
-    for i, c in enumerate(groups):
-        for node, p in _piece(h.subgraph(c), seed=seed).items():
-            out[node] = pts[i] + p * radii[i]
+    for i, (local, _r) in enumerate(pieces):
+        for node, p in local.items():
+            out[node] = pts[i] + p * spacing
     extent = max(float(np.hypot(*(pts[i]))) + radii[i] for i in range(len(groups)))
     return out, extent
 
@@ -874,6 +891,10 @@ def to_html(
         max_nodes=max_nodes,
     )
     h = _undirected(g, sel.nodes, sel.edges)
+    rank = {label: i for i, label in enumerate(NODE_LABELS)}
+    for n in h:  # isolated nodes are gridded by label, then name
+        data = g.nodes[n]
+        h.nodes[n]["order"] = f"{rank.get(_label(data), 9)}|{_display_name(n, data).lower()}"
     large = len(sel.nodes) > LARGE_GRAPH
     groups = communities(h) if len(sel.nodes) > 1 else [set(sel.nodes)] if sel.nodes else []
     positions = layout(h, groups)

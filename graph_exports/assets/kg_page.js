@@ -673,6 +673,8 @@
     kg.ready = true;
     kg.readyAt = performance.now();
     kg.timing.firstDraw = kg.readyAt - t2;
+    // fit() frames the nodes' centres; leave room for the names at the edges.
+    network.moveTo({ scale: network.getScale() * 0.92 });
     document.documentElement.setAttribute("data-kg-ready", "1");
     if (META.focus && byId.has(META.focus)) selectNode(META.focus, false);
   });

@@ -1,0 +1,252 @@
+"""The HTML page in a real headless Chromium (Debian's ``chromium``), opened from a file, offline.
+
+Checks what a user meets: no request leaves the page, no console error, the page holds every node
+and edge of the graph, search finds an alias, a click opens the side panel, markup in an abstract
+runs nothing, and the layout never moves. The example corpus page is saved as
+``test-artifacts/example.png`` (and ``example-papers.png``) to look at.
+
+Chromium comes from ``scripts/install-chromium.sh``; when it is missing the tests try that script,
+then skip (or fail when ``KG_REQUIRE_BROWSER=1``, as CI sets).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from chromium_cdp import Browser, find_chromium
+from graph_exports.html import write_html
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
+import html_graphs  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+
+def _chromium() -> str:
+    exe = find_chromium()
+    if exe is None and os.environ.get("KG_INSTALL_CHROMIUM", "1") != "0":
+        subprocess.run(["sh", str(ROOT / "scripts" / "install-chromium.sh")], check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900)
+        exe = find_chromium()
+    if exe is None:
+        message = "no chromium: run scripts/install-chromium.sh"
+        if os.environ.get("KG_REQUIRE_BROWSER") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return exe
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with Browser(_chromium()) as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    """The tiny graph's knowledge page and paper map, written once."""
+    folder = tmp_path_factory.mktemp("html")
+    g = html_graphs.tiny_graph()
+    return {
+        "graph": g,
+        "knowledge": write_html(g, folder / "knowledge.html"),
+        "papers": write_html(g, folder / "papers.html", view="papers"),
+    }
+
+
+def open_page(browser, path: Path, *, timeout: float = 60.0):
+    page = browser.new_page()
+    page.goto(path.resolve().as_uri(), timeout=timeout)
+    page.wait_for("window.kg && window.kg.ready", timeout=timeout)
+    return page
+
+
+def node_point(page, node_id: str) -> tuple[float, float]:
+    """Page coordinates of a node's centre, as the user sees it."""
+    return tuple(page.evaluate(
+        f"""(() => {{
+            const p = kg.network.canvasToDOM(kg.network.getPosition({node_id!r}));
+            const r = document.getElementById('mynetwork').getBoundingClientRect();
+            return [r.left + p.x, r.top + p.y];
+        }})()"""
+    ))
+
+
+def assert_offline_and_clean(page, path: Path) -> None:
+    requests = page.requests()
+    assert requests == [path.resolve().as_uri()], f"the page requested more than itself: {requests}"
+    assert page.console_errors() == []
+
+
+# --- the tiny graph -------------------------------------------------------------------------------
+
+
+def test_page_requests_nothing_and_logs_no_error(browser, pages):
+    for view in ("knowledge", "papers"):
+        page = open_page(browser, pages[view])
+        time.sleep(0.3)
+        assert_offline_and_clean(page, pages[view])
+
+
+def test_page_data_holds_every_node_and_edge(browser, pages):
+    g = pages["graph"]
+    page = open_page(browser, pages["knowledge"])
+    counts = page.evaluate("[kg.data.nodes.length, kg.data.edges.length, kg.nodes.length]")
+    assert counts == [g.number_of_nodes(), g.number_of_edges(), g.number_of_nodes()]
+    papers = open_page(browser, pages["papers"])
+    assert papers.evaluate("[kg.data.nodes.length, kg.data.edges.length, kg.edges.length]") == [2, 1, 1]
+
+
+def test_legend_shows_every_label_with_its_colour(browser, pages):
+    page = open_page(browser, pages["knowledge"])
+    legend = page.evaluate(
+        "[...document.querySelectorAll('#kg-legend li')].map(li => [li.dataset.label, "
+        "li.querySelector('svg *').getAttribute('fill')])"
+    )
+    assert legend == [["Paper", "#4e79a7"], ["Method", "#f28e2b"], ["Dataset", "#59a14f"],
+                      ["Metric", "#b07aa1"]]
+
+
+def test_search_finds_a_node_by_alias_and_zooms_to_it(browser, pages):
+    page = open_page(browser, pages["knowledge"])
+    x, y = page.evaluate("(() => { const r = document.getElementById('kg-search').getBoundingClientRect();"
+                         " return [r.left + 20, r.top + r.height / 2]; })()")
+    page.click(x, y)
+    page.type_text("LLMs")
+    first = page.wait_for("document.querySelector('#kg-search-results li[data-node]')?.dataset.node")
+    assert first == "method:large language model"
+    page.press("Enter")
+    assert page.wait_for("kg.selected()") == "method:large language model"
+    assert page.evaluate("kg.network.getSelectedNodes()") == ["method:large language model"]
+    panel = page.evaluate("document.getElementById('kg-panel').hidden ? null : "
+                          "document.getElementById('kg-panel-body').innerText")
+    assert panel and "large language model" in panel and "LLM" in panel
+    assert page.console_errors() == []
+
+
+def test_clicking_a_node_highlights_it_and_opens_its_panel(browser, pages):
+    page = open_page(browser, pages["knowledge"])
+    page.click(*node_point(page, "dataset:gsm8k"))
+    assert page.wait_for("document.getElementById('kg-panel').dataset.node") == "dataset:gsm8k"
+    text = page.evaluate("document.getElementById('kg-panel-body').innerText")
+    assert "GSM8K" in text and "support 2 papers" in text
+    assert "Another study of GSM8K word problems" in text  # its papers
+    assert sorted(page.evaluate("kg.network.getConnectedNodes('dataset:gsm8k')")) == [
+        "method:large language model", "paper:a1", "paper:b2"]
+    # clicking empty canvas clears the selection
+    x, y = page.evaluate("(() => { const r = document.getElementById('mynetwork').getBoundingClientRect();"
+                         " return [r.left + 8, r.bottom - 8]; })()")
+    page.click(x, y)
+    assert page.wait_for("document.getElementById('kg-panel').hidden && kg.selected() === null")
+
+
+def test_paper_panel_marks_its_mentions(browser, pages):
+    page = open_page(browser, pages["knowledge"])
+    page.click(*node_point(page, "paper:b2"))
+    page.wait_for("document.getElementById('kg-panel').dataset.node === 'paper:b2'")
+    marks = page.evaluate("[...document.querySelectorAll('#kg-panel mark')].map(m => [m.textContent, m.dataset.entity])")
+    assert marks == [["GSM8K", "dataset:gsm8k"]]
+    meta = page.evaluate("document.getElementById('kg-panel-body').innerText")
+    assert "2025 · NeurIPS" in meta and "title derived from the abstract" in meta
+
+
+def test_clicking_an_edge_shows_its_evidence(browser, pages):
+    page = open_page(browser, pages["knowledge"])
+    eid = page.evaluate("kg.data.edges.find(e => e.type === 'PROPOSES').id")
+    x, y = page.evaluate(f"""(() => {{
+        const e = kg.data.edges.find(e => e.id === {eid!r});
+        const a = kg.network.getPosition(e.from), b = kg.network.getPosition(e.to);
+        const p = kg.network.canvasToDOM({{x: a.x + (b.x - a.x) * 0.55, y: a.y + (b.y - a.y) * 0.55}});
+        const r = document.getElementById('mynetwork').getBoundingClientRect();
+        return [r.left + p.x, r.top + p.y];
+    }})()""")
+    page.click(x, y)
+    assert page.wait_for("document.getElementById('kg-panel').dataset.edge") == eid
+    text = page.evaluate("document.getElementById('kg-panel-body').innerText")
+    assert "PROPOSES" in text and "We propose Large Language Model (LLM) prompting" in text
+
+
+def test_markup_in_an_abstract_shows_as_text_and_runs_nothing(browser, pages):
+    page = open_page(browser, pages["knowledge"])
+    page.click(*node_point(page, "paper:a1"))
+    page.wait_for("document.getElementById('kg-panel').dataset.node === 'paper:a1'")
+    time.sleep(0.3)
+    assert page.evaluate("typeof window.__kgXss") == "undefined"
+    assert page.evaluate("document.querySelectorAll('#kg-panel img, #kg-panel script, #kg-panel b').length") == 0
+    text = page.evaluate("document.getElementById('kg-panel-body').textContent")
+    assert '<script>window.__kgXss = "script";</script>' in text
+    assert "<img src=x onerror=" in text
+    assert html_graphs.XSS_TITLE in text
+    # search results and the hover tooltip are text too
+    page.evaluate("(() => { const s = document.getElementById('kg-search'); s.value = 'Prompting';"
+                  " s.dispatchEvent(new Event('input')); })()")
+    assert page.evaluate("document.querySelectorAll('#kg-search-results img').length") == 0
+    assert_offline_and_clean(page, pages["knowledge"])
+
+
+def test_label_toggle_hides_and_shows_nodes(browser, pages):
+    page = open_page(browser, pages["knowledge"])
+    page.evaluate("document.querySelector('#kg-legend input[data-label=\"Method\"]').click()")
+    assert page.evaluate("kg.nodes.get('method:large language model').hidden") is True
+    assert page.evaluate("kg.edges.get().some(e => e.from === 'method:large language model' || e.to === 'method:large language model')") is False
+    page.evaluate("document.querySelector('#kg-legend input[data-label=\"Method\"]').click()")
+    assert page.evaluate("kg.nodes.get('method:large language model').hidden") is False
+    # RELATED_TO starts hidden in the knowledge view and can be shown
+    assert page.evaluate("kg.edges.get().some(e => e.type === 'RELATED_TO')") is False
+    page.evaluate("document.querySelector('#kg-edge-types input[data-type=\"RELATED_TO\"]').click()")
+    assert page.evaluate("kg.edges.get().filter(e => e.type === 'RELATED_TO').length") == 1
+
+
+def test_paper_map_labels_edges_with_what_papers_share(browser, pages):
+    page = open_page(browser, pages["papers"])
+    assert page.evaluate("kg.edges.get().map(e => e.label)") == ["GSM8K"]
+
+
+def test_max_nodes_page_says_what_was_left_out(browser, tmp_path):
+    path = write_html(html_graphs.tiny_graph(), tmp_path / "cut.html", max_nodes=3)
+    page = open_page(browser, path)
+    text = page.evaluate("document.getElementById('kg-left-out').hidden ? '' : "
+                         "document.getElementById('kg-left-out').innerText")
+    assert "Showing 3 of 5 nodes" in text and "max 3 nodes: the least supported" in text
+
+
+# --- the example corpus and a large graph ---------------------------------------------------------
+
+
+def test_example_corpus_page_screenshot(browser, tmp_path):
+    g = html_graphs.example_graph()
+    for view, name in (("knowledge", "example.png"), ("papers", "example-papers.png")):
+        path = write_html(g, tmp_path / f"example-{view}.html", view=view)
+        page = open_page(browser, path)
+        expected_nodes = g.number_of_nodes() if view == "knowledge" else sum(
+            1 for _, d in g.nodes(data=True) if d.get("label") == "Paper")
+        assert page.evaluate("kg.data.nodes.length") == expected_nodes
+        if view == "knowledge":
+            assert page.evaluate("kg.data.edges.length") == g.number_of_edges()
+        time.sleep(0.5)
+        page.screenshot(ARTIFACTS / name)
+        assert (ARTIFACTS / name).stat().st_size > 20_000
+        assert_offline_and_clean(page, path)
+
+
+@pytest.mark.slow
+def test_large_page_is_ready_fast_and_never_moves(browser, tmp_path):
+    g = html_graphs.synthetic_graph(1000)
+    path = write_html(g, tmp_path / "large.html")
+    started = time.monotonic()
+    page = open_page(browser, path)
+    assert time.monotonic() - started < 10
+    assert page.evaluate("kg.data.nodes.length") == 1000
+    before = page.evaluate("kg.network.getPositions()")
+    time.sleep(1.0)
+    assert page.evaluate("kg.network.getPositions()") == before
+    assert page.evaluate("kg.meta.colourBy") == "community"
+    assert_offline_and_clean(page, path)
