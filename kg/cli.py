@@ -219,5 +219,33 @@ def html_cli(
     typer.echo(str(path))
 
 
+@app.command("eval")
+def eval_command(
+    gold: Annotated[Path, typer.Argument(help="A gold file: SciERC JSON lines or CoNLL (token ... BIO-tag).", exists=True, dir_okay=False)],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="scierc or conll.")] = "scierc",
+    save_predictions: Annotated[Optional[Path], typer.Option("--save-predictions", "-s", help="Write the predictions as JSON lines.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
+    model: Annotated[Optional[Path], typer.Option("--model", "-m", help="A spaCy pipeline instead of the shipped one.")] = None,
+) -> None:
+    """Score the extractor on a gold file's own tokens: per-label and micro P/R/F1, exact span and label."""
+    from .evaluation import FORMATS, eval_cli
+
+    if fmt not in FORMATS:
+        raise KgError(f"--format {fmt!r} is not supported; use one of {', '.join(FORMATS)}")
+    eval_cli(gold, fmt, save_predictions=save_predictions, as_json=as_json, model=str(model) if model else None)
+
+
+@app.command("train")
+def train_command(
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Where to write the pipeline (default: the shipped extractors/models/sci_ner).")] = None,
+    data: Annotated[Optional[Path], typer.Option("--data", help="The shared data folder (default: $KG_SHARED_DATA or shared/data beside the repository).")] = None,
+    work_dir: Annotated[Optional[Path], typer.Option("--work-dir", help="Keep corpora and checkpoints here (default: a temporary folder).")] = None,
+) -> None:
+    """Rebuild the trained extractor from the shared data with the committed config and fixed seeds."""
+    from extractors.train import MODEL_DIR, train_cli
+
+    train_cli(output or MODEL_DIR, data, work_dir)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

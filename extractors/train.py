@@ -1,0 +1,295 @@
+"""Rebuild the shipped scientific-entity pipeline (``extractors/models/sci_ner``) from the shared data.
+
+``train(...)`` writes the training corpora (``extractors.convert``), optionally trains compact
+in-domain floret vectors, runs ``spacy train`` with the committed config
+(``extractors/configs/sci_ner.cfg``, seeds fixed) and copies the best pipeline, trimmed, to the
+output directory. ``crossval_tdmsci(...)`` measures the TDMSci figure by k-fold cross-validation.
+
+The data directory defaults to ``$KG_SHARED_DATA``, else ``shared/data`` beside the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from extractors.convert import conll_docs, scierc_docs, scirex_docs, write_docbin
+
+__all__ = [
+    "CONFIG",
+    "MODEL_DIR",
+    "default_data_dir",
+    "build_corpora",
+    "vector_text",
+    "train_vectors",
+    "train",
+    "crossval_tdmsci",
+    "train_cli",
+]
+
+CONFIG = Path(__file__).parent / "configs" / "sci_ner.cfg"
+MODEL_DIR = Path(__file__).parent / "models" / "sci_ner"
+
+#: Training recipe of the shipped model (see README's model table for what each part is worth).
+DEFAULTS: dict[str, Any] = {
+    "scirex_sample": 0.0,
+    "tdmsci": True,
+    "dataset_label": True,
+    "vectors": False,
+    "seed": 0,
+}
+
+
+def default_data_dir() -> Path:
+    """``$KG_SHARED_DATA``, else the ``shared/data`` folder next to the repository."""
+    env = os.environ.get("KG_SHARED_DATA")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def build_corpora(
+    data_dir: Path,
+    out_dir: Path,
+    *,
+    tdmsci: bool = True,
+    tdmsci_keep: set[int] | None = None,
+    scirex_sample: float = 0.0,
+    dataset_label: bool = True,
+    seed: int = 0,
+) -> dict[str, Path]:
+    """Write ``train.spacy`` (SciERC train [+ TDMSci] [+ a SciREX sample]) and ``dev.spacy`` (SciERC dev).
+
+    RETURNS (dict): {"train": path, "dev": path} and the number of docs of each source in the log.
+    """
+    import spacy
+
+    vocab = spacy.blank("en").vocab
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    def train_docs() -> Iterator[Any]:
+        yield from scierc_docs(data_dir / "scierc" / "train.json", vocab, dataset_label=dataset_label)
+        if tdmsci:
+            yield from conll_docs(data_dir / "tdmsci" / "train.conll", vocab, keep=tdmsci_keep)
+        if scirex_sample > 0:
+            yield from scirex_docs(data_dir / "scirex" / "train.jsonl", vocab, sample=scirex_sample, seed=seed)
+
+    paths = {"train": out_dir / "train.spacy", "dev": out_dir / "dev.spacy"}
+    n_train = write_docbin(train_docs(), paths["train"])
+    n_dev = write_docbin(scierc_docs(data_dir / "scierc" / "dev.json", vocab, dataset_label=dataset_label), paths["dev"])
+    print(f"corpora: {n_train} training docs, {n_dev} dev docs -> {out_dir}")
+    return paths
+
+
+def vector_text(data_dir: Path, path: Path) -> int:
+    """Write lower-cased, tokenised in-domain text (corpora abstracts, SciREX, SciERC train) for vectors.
+
+    RETURNS (int): the number of tokens written.
+    """
+    import spacy
+
+    tokenizer = spacy.blank("en").tokenizer
+    count = 0
+    with path.open("w", encoding="utf-8") as out:
+        for source in sorted((data_dir / "corpora").glob("*.jsonl")):
+            texts = []
+            with source.open(encoding="utf-8") as handle:
+                for line in handle:
+                    record = json.loads(line)
+                    texts.extend(record[k] for k in ("title", "abstract") if record.get(k))
+            for doc in tokenizer.pipe(texts, batch_size=1000):
+                words = [t.text.lower() for t in doc if not t.is_space]
+                count += len(words)
+                out.write(" ".join(words) + "\n")
+        with (data_dir / "scirex" / "train.jsonl").open(encoding="utf-8") as handle:
+            for line in handle:
+                record = json.loads(line)
+                for start, end in record["sentences"]:
+                    out.write(" ".join(w.lower() for w in record["words"][start:end]) + "\n")
+                    count += end - start
+        with (data_dir / "scierc" / "train.json").open(encoding="utf-8") as handle:
+            for line in handle:
+                for sentence in json.loads(line)["sentences"]:
+                    out.write(" ".join(w.lower() for w in sentence) + "\n")
+                    count += len(sentence)
+    return count
+
+
+def train_vectors(
+    data_dir: Path,
+    out_dir: Path,
+    *,
+    dim: int = 100,
+    bucket: int = 20000,
+    epoch: int = 5,
+    seed: int = 0,
+) -> Path:
+    """Train compact floret vectors (hashed subwords, ``bucket`` rows) and return a spaCy vectors dir.
+
+    Needs the ``floret`` package (``pip install floret``); the result is used with ``attr=LOWER``.
+    """
+    import floret  # type: ignore[import-not-found]
+    from spacy.cli.init_pipeline import init_vectors_cli  # noqa: F401  (checks spaCy has it)
+    from spacy.training.initialize import convert_vectors
+    import spacy
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    text = out_dir / "text.txt"
+    if not text.exists():
+        print(f"vectors: {vector_text(data_dir, text)} tokens of text")
+    model = floret.train_unsupervised(
+        str(text),
+        model="cbow",
+        mode="floret",
+        hashCount=2,
+        bucket=bucket,
+        minn=4,
+        maxn=5,
+        minCount=5,
+        dim=dim,
+        epoch=epoch,
+        thread=1,
+        seed=seed,
+        verbose=0,
+    )
+    floret_path = out_dir / "vectors.floret"
+    model.save_floret_vectors(str(floret_path))
+    nlp = spacy.blank("en")
+    convert_vectors(nlp, floret_path, truncate=0, prune=-1, mode="floret", attr="LOWER")
+    vectors_dir = out_dir / "pipeline"
+    nlp.to_disk(vectors_dir)
+    return vectors_dir
+
+
+def _trim(model_dir: Path) -> None:
+    """Drop what a shipped pipeline does not need (training meta stays in meta.json)."""
+    for name in ("tokenizer",):
+        pass  # the tokenizer is needed; nothing else is written by spacy train besides components
+    meta_path = model_dir / "meta.json"
+    if meta_path.exists():
+        meta = json.loads(meta_path.read_text())
+        meta["name"] = "sci_ner"
+        meta["description"] = "kg scientific-entity NER (SciERC labels + DATASET), trained from shared data"
+        meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def train(
+    output: Path = MODEL_DIR,
+    data_dir: Path | None = None,
+    *,
+    config: Path = CONFIG,
+    work_dir: Path | None = None,
+    overrides: dict[str, Any] | None = None,
+    tdmsci: bool = DEFAULTS["tdmsci"],
+    tdmsci_keep: set[int] | None = None,
+    scirex_sample: float = DEFAULTS["scirex_sample"],
+    dataset_label: bool = DEFAULTS["dataset_label"],
+    vectors: bool = DEFAULTS["vectors"],
+    seed: int = DEFAULTS["seed"],
+) -> dict[str, Any]:
+    """Train the pipeline and copy the best one to ``output``.
+
+    RETURNS (dict): ``output``, ``seconds`` and spaCy's best dev scores.
+    """
+    from spacy.cli.train import train as spacy_train
+
+    data_dir = data_dir or default_data_dir()
+    started = time.time()
+    work = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="kg-train-"))
+    paths = build_corpora(
+        data_dir,
+        work / "corpus",
+        tdmsci=tdmsci,
+        tdmsci_keep=tdmsci_keep,
+        scirex_sample=scirex_sample,
+        dataset_label=dataset_label,
+        seed=seed,
+    )
+    settings: dict[str, Any] = {
+        "paths.train": str(paths["train"]),
+        "paths.dev": str(paths["dev"]),
+        "system.seed": seed,
+    }
+    if vectors:
+        settings["paths.vectors"] = str(train_vectors(data_dir, work / "vectors", seed=seed))
+        settings["components.tok2vec.model.embed.include_static_vectors"] = True
+    settings.update(overrides or {})
+    spacy_train(config, work / "model", overrides=settings, use_gpu=-1)
+    best = work / "model" / "model-best"
+    output = Path(output)
+    if output.exists():
+        shutil.rmtree(output)
+    shutil.copytree(best, output)
+    _trim(output)
+    meta = json.loads((output / "meta.json").read_text())
+    return {"output": str(output), "seconds": time.time() - started, "scores": meta.get("performance", {})}
+
+
+def crossval_tdmsci(
+    data_dir: Path | None = None,
+    *,
+    folds: int = 3,
+    work_dir: Path | None = None,
+    overrides: dict[str, Any] | None = None,
+    seed: int = 0,
+    **options: Any,
+) -> dict[str, Any]:
+    """k-fold cross-validation on TDMSci train: train without one fold, score TASK/DATASET/METRIC on it.
+
+    RETURNS (dict): micro P/R/F over all held-out folds and per label.
+    """
+    import spacy
+
+    from kg.evaluation import PRF, read_conll, predict
+
+    data_dir = data_dir or default_data_dir()
+    gold_path = data_dir / "tdmsci" / "train.conll"
+    golds = list(read_conll(gold_path))
+    order = list(range(len(golds)))
+    random.Random(seed).shuffle(order)
+    work = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="kg-cv-"))
+    per_label: dict[str, PRF] = {}
+    for k in range(folds):
+        held = set(order[k::folds])
+        model_dir = work / f"fold{k}"
+        train(
+            model_dir,
+            data_dir,
+            work_dir=work / f"work{k}",
+            overrides=overrides,
+            tdmsci_keep=set(order) - held,
+            seed=seed,
+            **options,
+        )
+        nlp = spacy.load(model_dir)
+        test = [golds[i] for i in sorted(held)]
+        predicted = predict(test, nlp, "conll")
+        for gold, spans in zip(test, predicted):
+            pred = {(gold.key, *t) for t in spans[0]}
+            ref = {(gold.key, *t) for t in gold.ner[0]}
+            for label in ("TASK", "DATASET", "METRIC"):
+                per_label.setdefault(label, PRF()).score_set(
+                    {t for t in pred if t[3] == label}, {t for t in ref if t[3] == label}
+                )
+        print(f"fold {k}: {sum(per_label.values(), PRF()).fscore:.3f} (cumulative)")
+    micro = sum(per_label.values(), PRF())
+    return {**micro.to_dict(), "per_type": {k: v.to_dict() for k, v in per_label.items()}}
+
+
+def train_cli(
+    output: Path = MODEL_DIR,
+    data_dir: Path | None = None,
+    work_dir: Path | None = None,
+    scirex_sample: float = DEFAULTS["scirex_sample"],
+    vectors: bool = DEFAULTS["vectors"],
+) -> None:
+    """``kg train``: rebuild the shipped pipeline from the shared data (see README for the time it takes)."""
+    result = train(output, data_dir, work_dir=work_dir, scirex_sample=scirex_sample, vectors=vectors)
+    print(json.dumps(result, indent=2))
