@@ -76,8 +76,9 @@ _COMMUNITY_COLORS: tuple[str, ...] = (
     "#f7b6d2", "#9edae5", "#dbdb8d", "#393b79",
 )
 
-#: Above this many nodes the page colours by community and hides edges while dragging.
-LARGE_GRAPH = 300
+#: Above this many nodes the page colours by community, draws no arrows, hides edges while
+#: dragging and does not animate (each frame of thousands of nodes is slow).
+LARGE_GRAPH = 1000
 #: Graphs up to this size are laid out in one piece; larger ones community by community.
 _ONE_PIECE = 350
 #: Caps on what one node or edge carries to the page (the panel says when a list was cut).
@@ -608,10 +609,15 @@ def _plain(value: Any) -> Any:
 
 
 def _node_size(value: float, top: float, *, paper: bool) -> float:
-    base = 9.0 if paper else 6.0
+    base = 10.0 if paper else 8.0
     if top <= 0:
         return base
-    return round(base + 16.0 * math.sqrt(max(value, 0.0) / top), 2)
+    return round(base + 20.0 * math.sqrt(max(value, 0.0) / top), 2)
+
+
+def _font_size(size: float) -> int:
+    """Bigger nodes get bigger names, so the names of hubs show first when zoomed out."""
+    return round(8 + 0.8 * size)
 
 
 def page_nodes(
@@ -671,6 +677,7 @@ def page_nodes(
             "shape": LABEL_SHAPES.get(kind, "dot"),
             "color": _colour(lc, cc, colour_by),
             "size": size,
+            "font": {"size": _font_size(size)},
             "x": round(x, 1),
             "y": round(y, 1),
             "kind": kind,
@@ -824,6 +831,8 @@ def _options(large: bool, view: str, edge_count: int) -> dict[str, Any]:
             "borderWidth": 1.5,
             "borderWidthSelected": 3,
             "font": {"size": 14, "face": "Liberation Sans, Arial, sans-serif", "color": "#222222"},
+            # names smaller than this on screen (px) are not drawn: only hubs when zoomed out
+            "scaling": {"label": {"drawThreshold": 8}},
         },
         "edges": {
             "smooth": False,

@@ -156,10 +156,10 @@
   // painting: colours, sizes, hidden, highlight (only what changed is sent to vis)
 
   function sizeOf(n) {
-    const base = n.kind === "Paper" ? 9 : 6;
+    const base = n.kind === "Paper" ? 10 : 8;
     const v = state.sizeBy === "support" ? n.sup || 0 : n.deg || 0;
     const top = state.sizeBy === "support" ? topSup : topDeg;
-    return top > 0 ? Math.round((base + 16 * Math.sqrt(v / top)) * 100) / 100 : base;
+    return top > 0 ? Math.round((base + 20 * Math.sqrt(v / top)) * 100) / 100 : base;
   }
 
   function neighbourhood(id) {
@@ -180,7 +180,7 @@
       const first = !painted.has(n.id);
       painted.set(n.id, key);
       if (first && !hidden && size === n.size && fill === n.color.background) continue;
-      nodeUpdates.push({ id: n.id, hidden: hidden, size: size, color: { background: fill, border: n.lc } });
+      nodeUpdates.push({ id: n.id, hidden: hidden, size: size, font: { size: Math.round(8 + 0.8 * size) }, color: { background: fill, border: n.lc } });
     }
     if (nodeUpdates.length) nodes.update(nodeUpdates);
 
@@ -198,8 +198,56 @@
   /* Neighbour highlight drawn over the canvas: everything else is veiled, then the selected
      node's edges and neighbours are drawn again on top, with readable names at any zoom.
      Nothing in the data sets changes, so selecting costs one redraw even on 5,000 nodes. */
+  /* Names drawn by the page at a fixed screen size, for a few nodes or for the neighbours of
+     the selected one, where vis-network would find them too small to draw. */
+  function drawNames(ctx, list, scale) {
+    ctx.save();
+    const px = 12.5 / scale;
+    ctx.font = "600 " + px + "px Liberation Sans, Arial, sans-serif";
+    ctx.textAlign = "center";
+    ctx.textBaseline = "top";
+    ctx.lineJoin = "round";
+    ctx.lineWidth = 3.5 / scale;
+    ctx.strokeStyle = "rgba(255,255,255,0.95)";
+    ctx.fillStyle = "#1a1a1a";
+    for (const n of list) {
+      const rec = byId.get(n.id);
+      if (!rec) continue;
+      const fontPx = (n.options.font && n.options.font.size ? n.options.font.size : 14) * scale;
+      if (fontPx >= 7) continue; // vis-network draws this one itself
+      const y = n.y + (n.options.size || 10) + 3 / scale;
+      ctx.strokeText(rec.label, n.x, y);
+      ctx.fillText(rec.label, n.x, y);
+    }
+    ctx.restore();
+  }
+
+  let landmarks = null; // the biggest nodes, candidates for a name when zoomed out
+  function drawLandmarks(ctx) {
+    if (!network.body) return;
+    if (landmarks === null) {
+      landmarks = DATA.nodes.slice().sort((a, b) => sizeOf(b) - sizeOf(a) || (a.id < b.id ? -1 : 1)).slice(0, 300).map((n) => n.id);
+    }
+    // Name up to 15 of them, biggest first, skipping any whose name would overlap one named.
+    const scale = network.getScale();
+    const w = 190 / scale, h = 22 / scale;
+    const chosen = [];
+    for (const id of landmarks) {
+      const n = network.body.nodes[id];
+      if (!n || n.options.hidden) continue;
+      if (chosen.some((m) => Math.abs(m.x - n.x) < w && Math.abs(m.y - n.y) < h)) continue;
+      chosen.push(n);
+      if (chosen.length >= 15) break;
+    }
+    drawNames(ctx, chosen, scale);
+  }
+
   function drawHighlight(ctx) {
-    if (!state.selected || !network.body) return;
+    if (!network.body) return;
+    if (!state.selected) {
+      drawLandmarks(ctx);
+      return;
+    }
     const body = network.body;
     const w = container.clientWidth, h = container.clientHeight;
     const a = network.DOMtoCanvas({ x: 0, y: 0 }), b = network.DOMtoCanvas({ x: w, y: h });
@@ -225,25 +273,8 @@
       if (drawn && drawn.drawExternalLabel) external.push(drawn.drawExternalLabel);
       labelled.push(n);
     }
-    if (scale >= 0.6) {
-      for (const draw of external) draw();
-    } else {
-      ctx.save();
-      const px = 13 / scale;
-      ctx.font = px + "px Liberation Sans, Arial, sans-serif";
-      ctx.textAlign = "center";
-      ctx.textBaseline = "top";
-      ctx.lineWidth = 3 / scale;
-      ctx.strokeStyle = "rgba(255,255,255,0.95)";
-      ctx.fillStyle = "#111111";
-      for (const n of labelled.slice(0, 80)) {
-        const text = byId.get(n.id) ? byId.get(n.id).label : "";
-        const y = n.y + (n.options.size || 10) + 4 / scale;
-        ctx.strokeText(text, n.x, y);
-        ctx.fillText(text, n.x, y);
-      }
-      ctx.restore();
-    }
+    for (const draw of external) draw();
+    drawNames(ctx, labelled.slice(0, 80), scale);
   }
   network.on("afterDrawing", drawHighlight);
 
@@ -565,7 +596,7 @@
     colour.addEventListener("change", () => { state.colourBy = colour.value; updateCommunityNote(); repaint(); });
     const size = document.getElementById("kg-size-by");
     size.value = state.sizeBy;
-    size.addEventListener("change", () => { state.sizeBy = size.value; repaint(); });
+    size.addEventListener("change", () => { state.sizeBy = size.value; landmarks = null; repaint(); });
     document.getElementById("kg-fit").addEventListener("click", () => network.fit({ animation: animation }));
     const relax = document.getElementById("kg-relax");
     relax.addEventListener("click", () => {

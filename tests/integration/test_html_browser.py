@@ -239,12 +239,12 @@ def test_example_corpus_page_screenshot(browser, tmp_path):
 
 @pytest.mark.slow
 def test_large_page_is_ready_fast_and_never_moves(browser, tmp_path):
-    g = html_graphs.synthetic_graph(1000)
+    g = html_graphs.synthetic_graph(1200)
     path = write_html(g, tmp_path / "large.html")
     started = time.monotonic()
     page = open_page(browser, path)
     assert time.monotonic() - started < 10
-    assert page.evaluate("kg.data.nodes.length") == 1000
+    assert page.evaluate("kg.data.nodes.length") == 1200
     before = page.evaluate("kg.network.getPositions()")
     time.sleep(1.0)
     assert page.evaluate("kg.network.getPositions()") == before

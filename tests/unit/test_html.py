@@ -279,7 +279,7 @@ def test_layout_is_bounded_finite_and_spread():
 
 
 def test_large_pages_colour_by_community():
-    g = html_graphs.synthetic_graph(400, seed=5)
+    g = html_graphs.synthetic_graph(1100, seed=5)
     data = page_data(to_html(g))
     assert data["meta"]["colourBy"] == "community" and data["meta"]["communities"] > 1
     assert len({n["cc"] for n in data["nodes"]}) > 1
