@@ -21,7 +21,6 @@ What happens, in order (each step a pure function over the networkx graph):
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -177,9 +177,7 @@
       const size = sizeOf(n);
       const key = fill + "|" + hidden + "|" + size;
       if (painted.get(n.id) === key) continue;
-      const first = !painted.has(n.id);
       painted.set(n.id, key);
-      if (first && !hidden && size === n.size && fill === n.color.background) continue;
       nodeUpdates.push({ id: n.id, hidden: hidden, size: size, font: { size: Math.round(8 + 0.8 * size) }, color: { background: fill, border: n.lc } });
     }
     if (nodeUpdates.length) nodes.update(nodeUpdates);
@@ -696,6 +694,8 @@
   // ------------------------------------------------------------------------------------------
   // start
 
+  // what vis-network was given, so the first repaint sends nothing
+  for (const n of DATA.nodes) painted.set(n.id, (META.colourBy === "community" ? n.cc : n.lc) + "|false|" + sizeOf(n));
   buildLegend();
   buildSummary();
   buildControls();

@@ -218,6 +218,40 @@ def test_max_nodes_page_says_what_was_left_out(browser, tmp_path):
     assert "Showing 3 of 5 nodes" in text and "max 3 nodes: the least supported" in text
 
 
+def test_focus_page_opens_on_the_focus_node(browser, tmp_path):
+    path = write_html(html_graphs.tiny_graph(), tmp_path / "focus.html", focus="GSM8K", radius=1)
+    page = open_page(browser, path)
+    assert page.wait_for("kg.selected()") == "dataset:gsm8k"
+    assert page.evaluate("document.getElementById('kg-panel').dataset.node") == "dataset:gsm8k"
+    assert page.evaluate("kg.data.nodes.length") == 4
+    assert "focus dataset:gsm8k, radius 1" in page.evaluate("document.getElementById('kg-summary').textContent")
+
+
+def test_size_and_colour_switches_repaint_nodes(browser, pages):
+    page = open_page(browser, pages["knowledge"])
+    before = page.evaluate("kg.nodes.get('metric:accuracy').size")
+    page.evaluate("(() => { const s = document.getElementById('kg-size-by'); s.value = 'support';"
+                  " s.dispatchEvent(new Event('change')); })()")
+    after = page.evaluate("kg.nodes.get('metric:accuracy').size")
+    assert after != before
+    page.evaluate("(() => { const s = document.getElementById('kg-colour-by'); s.value = 'community';"
+                  " s.dispatchEvent(new Event('change')); })()")
+    colours = page.evaluate("kg.nodes.get().map(n => n.color.background)")
+    assert set(colours) <= set(page.evaluate("kg.data.nodes.map(n => n.cc)"))
+    assert page.evaluate("document.getElementById('kg-community-note').hidden") is False
+    assert page.console_errors() == []
+
+
+def test_relax_layout_runs_then_stops(browser, pages):
+    page = open_page(browser, pages["knowledge"])
+    page.evaluate("document.getElementById('kg-relax').click()")
+    page.wait_for("!document.getElementById('kg-relax').disabled", timeout=20)
+    before = page.evaluate("kg.network.getPositions()")
+    time.sleep(0.5)
+    assert page.evaluate("kg.network.getPositions()") == before
+    assert page.console_errors() == []
+
+
 # --- the example corpus and a large graph ---------------------------------------------------------
 
 

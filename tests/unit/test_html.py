@@ -285,3 +285,22 @@ def test_large_pages_colour_by_community():
     assert len({n["cc"] for n in data["nodes"]}) > 1
     assert len(data["nodes"]) == g.number_of_nodes()
     assert len(data["edges"]) == g.number_of_edges()
+
+
+# --- kg html ----------------------------------------------------------------------------------------
+
+
+def test_kg_html_command_writes_the_page(tiny, tmp_path):
+    from typer.testing import CliRunner
+
+    from kg.cli import app
+    from kg.graph import KnowledgeGraph
+
+    graph = KnowledgeGraph(tiny).save(tmp_path / "graph.json")
+    out = tmp_path / "map.html"
+    result = CliRunner().invoke(app, ["html", str(graph), "-o", str(out), "--view", "papers",
+                                      "--labels", "Paper", "--year-from", "2020", "--size-by", "support"])
+    assert result.exit_code == 0, result.output
+    data = page_data(out.read_text(encoding="utf-8"))
+    assert data["meta"]["view"] == "papers" and data["meta"]["sizeBy"] == "support"
+    assert len(data["nodes"]) == 2 and len(data["edges"]) == 1
