@@ -31,8 +31,7 @@ def _phase(args: argparse.Namespace) -> dict:
     if args.phase == "extract":
         mentions = sum(len(ms) for _, ms in extract_mentions(nlp, papers, batch_size=args.batch_size))
     else:
-        graph, summary = build_from_papers(iter(papers), nlp, batch_size=args.batch_size)
-        mentions = summary.mentions
+        mentions = build_from_papers(iter(papers), nlp, batch_size=args.batch_size).summary.mentions
     seconds = time.perf_counter() - start
     return {
         "phase": args.phase,

@@ -43,7 +43,7 @@ def main() -> None:
 
         nlp = load_pipeline(statistical=not args.rules_only)
         start = time.perf_counter()
-        graph, _ = build_from_papers(itertools.islice(read_corpus([args.corpus]), args.n), nlp)
+        graph = build_from_papers(itertools.islice(read_corpus([args.corpus]), args.n), nlp).graph
         seconds = time.perf_counter() - start
 
     kg_neighbours: dict[str, list[str]] = {}

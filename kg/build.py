@@ -21,7 +21,7 @@ from .graph import KnowledgeGraph, build_graph
 from .model import Mention, Paper
 from .resolve import ResolutionStats, resolve
 
-__all__ = ["BuildSummary", "build", "build_from_papers"]
+__all__ = ["BuildSummary", "BuildResult", "build", "build_from_papers"]
 
 
 @dataclass
@@ -46,9 +46,18 @@ class BuildSummary:
         return asdict(self)
 
 
+@dataclass
+class BuildResult:
+    """A built graph, its summary, and the resolution's merge records (``merges.jsonl``)."""
+
+    graph: KnowledgeGraph
+    summary: BuildSummary
+    merges: list[dict[str, Any]]
+
+
 def build_from_papers(papers: Iterable[Paper], nlp: Language, *, batch_size: int = 64,
                       related_k: int = 10, on_paper: Callable[[Paper, list[Mention]], None] | None = None,
-                      ) -> tuple[KnowledgeGraph, BuildSummary]:
+                      ) -> BuildResult:
     """Extract, resolve and assemble ``papers`` (an iterable, consumed once)."""
     start = time.perf_counter()
     kept: list[Paper] = []
@@ -77,7 +86,7 @@ def build_from_papers(papers: Iterable[Paper], nlp: Language, *, batch_size: int
         extract_seconds=round(extract_seconds, 3),
         abstracts_per_second=round(len(kept) / seconds, 1) if seconds > 0 else 0.0,
     )
-    return graph, summary
+    return BuildResult(graph, summary, resolution.merges())
 
 
 def _resolution_counts(stats: ResolutionStats) -> dict[str, int]:
@@ -87,15 +96,16 @@ def _resolution_counts(stats: ResolutionStats) -> dict[str, int]:
 def build(inputs: Iterable[str | Path], nlp: Language, *, fmt: str = "auto", fields: dict[str, str] | None = None,
           strict: bool = False, max_chars: int = 100_000, batch_size: int = 64, related_k: int = 10,
           on_error: Callable[[BadRecord], None] | None = None,
-          on_paper: Callable[[Paper, list[Mention]], None] | None = None) -> tuple[KnowledgeGraph, BuildSummary]:
+          on_paper: Callable[[Paper, list[Mention]], None] | None = None) -> BuildResult:
     """Read ``inputs`` and build their graph; bad records are reported and counted, not fatal
     (unless ``strict``)."""
     corpus = CorpusStats()
     papers = read_corpus(inputs, fmt=fmt, fields=fields, strict=strict, max_chars=max_chars,
                          stats=corpus, on_error=on_error)
-    graph, summary = build_from_papers(papers, nlp, batch_size=batch_size, related_k=related_k, on_paper=on_paper)
+    result = build_from_papers(papers, nlp, batch_size=batch_size, related_k=related_k, on_paper=on_paper)
+    summary = result.summary
     summary.records = corpus.records
     summary.duplicates = corpus.duplicates
     summary.skipped = corpus.skipped
     summary.errors = list(corpus.errors)
-    return graph, summary
+    return result

@@ -109,10 +109,13 @@ def build_cli(
             if elapsed:
                 progress.update(task, rate=f"{progress.tasks[0].completed / elapsed:.0f}")
 
-        graph, summary = build(inputs, nlp, fmt=fmt, fields=fields, strict=strict, max_chars=max_chars,
-                               batch_size=batch_size, related_k=related_k, on_error=report, on_paper=tick)
+        result = build(inputs, nlp, fmt=fmt, fields=fields, strict=strict, max_chars=max_chars,
+                       batch_size=batch_size, related_k=related_k, on_error=report, on_paper=tick)
+    graph, summary = result.graph, result.summary
     out.mkdir(parents=True, exist_ok=True)
     write_json(graph, out / "graph.json")
+    with (out / "merges.jsonl").open("w", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in result.merges)
     write_graphml(graph, out / "graph.graphml")
     if html:
         from graph_exports.html import write_html
@@ -139,7 +142,7 @@ def _print_summary(summary, out: Path, html: bool) -> None:
     table.add_row("edges", ", ".join(f"{k} {v:,}" for k, v in summary.edges.items()))
     table.add_row("seconds", f"{summary.seconds:.2f} (extraction {summary.extract_seconds:.2f})")
     table.add_row("abstracts/s", f"{summary.abstracts_per_second:,.1f}")
-    files = ["graph.json", "graph.graphml", "summary.json"] + (["graph.html"] if html else [])
+    files = ["graph.json", "graph.graphml", "merges.jsonl", "summary.json"] + (["graph.html"] if html else [])
     table.add_row("wrote", ", ".join(str(out / f) for f in files))
     console.print(table)
 
@@ -171,6 +174,33 @@ def stats_cli(
     console.print(table)
     for label, rows in stats.get("top", {}).items():
         console.print(f"[bold]{label}[/]: " + "; ".join(f"{name} ({s})" for name, s in rows), highlight=False)
+
+
+@app.command("explain")
+def explain_cli(
+    name: Annotated[str, typer.Argument(help="An entity name, alias or node id, e.g. LLMs.")],
+    graph: Annotated[Path, typer.Option("--graph", "-g", help="graph.json written by kg build; merges.jsonl is read beside it.")] = Path("out/graph.json"),
+    label: Annotated[Optional[str], typer.Option("--label", "-l", help="Only entities of this label (Method, Dataset, Task, Metric).")] = None,
+) -> None:
+    """Show which surface forms became an entity and why (acronym definitions, votes, gazetteer, variants)."""
+    from .graph import KnowledgeGraph
+
+    g = KnowledgeGraph.load(graph)
+    node = g.find(name, label=label)
+    data = g.nx.nodes[node]
+    console.print(f"[bold]{data['name']}[/] ({data['label']}, {node}), {data.get('support', 0)} papers", highlight=False)
+    merges_path = graph.parent / "merges.jsonl"
+    rows = {}
+    if merges_path.exists():
+        with merges_path.open(encoding="utf-8") as handle:
+            rows = {row["entity"]: row for row in map(json.loads, handle)}
+    row = rows.get(node)
+    if row is None:
+        aliases = ", ".join(data.get("aliases", [])) or data["name"]
+        console.print(f"  one surface form ({aliases}); nothing was merged", highlight=False)
+        return
+    for form in row["forms"]:
+        console.print(f"  [cyan]{form['form']}[/]: " + " | ".join(form["reasons"]), highlight=False)
 
 
 @app.command("export")

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from rapidfuzz import fuzz
 from spacy.lookups import Table, load_lookups
 
 from extractors.lexicon import is_generic
@@ -107,6 +108,7 @@ class ResolutionStats:
     dropped_generic: int = 0
     acronyms_resolved_by_vote: int = 0
     label_conflicts: int = 0
+    fuzzy_merges: int = 0
 
 
 @dataclass
@@ -116,25 +118,44 @@ class Resolution:
     entities: dict[str, Entity] = field(default_factory=dict)
     assignments: list[tuple[Mention, str]] = field(default_factory=list)
     proposed: set[tuple[str, str]] = field(default_factory=set)  # (paper id, entity id)
+    reasons: dict[str, dict[str, Counter[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(Counter)))
     stats: ResolutionStats = field(default_factory=ResolutionStats)
 
+    def merges(self) -> list[dict]:
+        """Entities with more than one surface form, largest first: which forms became which
+        entity and why (written as ``merges.jsonl`` beside the graph)."""
+        rows = []
+        for eid, forms in self.reasons.items():
+            if len(forms) < 2:
+                continue
+            entity = self.entities[eid]
+            rows.append({"entity": eid, "name": entity.name, "label": entity.label, "papers": entity.support,
+                         "forms": [{"form": form, "mentions": sum(why.values()),
+                                    "reasons": [f"{reason} (x{n})" if n > 1 else reason for reason, n in why.most_common()]}
+                                   for form, why in sorted(forms.items())]})
+        return sorted(rows, key=lambda r: (-len(r["forms"]), -r["papers"], r["entity"]))
 
-def resolve(extracted: Iterable[tuple[Paper, list[Mention]]], *, gazetteer_dir: str | None = None) -> Resolution:
+
+def resolve(extracted: Iterable[tuple[Paper, list[Mention]]], *, gazetteer_dir: str | None = None,
+            fuzzy_threshold: float = 92.0) -> Resolution:
     """Group mentions into entities across the corpus.
 
     Args:
         extracted: each paper with its mentions (from :func:`extractors.extract_mentions`).
         gazetteer_dir: a directory of gazetteer files other than the shipped one.
+        fuzzy_threshold: rapidfuzz ratio (0-100) from which two keys of one label and one block
+            are the same concept; above 100 turns fuzzy matching off.
 
     Returns:
         A :class:`Resolution`; mentions of generic phrases get no entity and are counted as dropped.
+        ``Resolution.reasons`` says why each surface form joined its entity.
     """
     gazetteer = _gazetteer_index(gazetteer_dir)
     stats = ResolutionStats()
     mentions: list[Mention] = []
-    defined: dict[str, dict[str, str]] = defaultdict(dict)  # paper -> short form -> long form key
+    defined: dict[str, dict[str, str]] = defaultdict(dict)  # paper -> short form key -> long form key
     votes: dict[str, Counter[str]] = defaultdict(Counter)  # short form key -> long form keys
-    for paper, paper_mentions in extracted:
+    for _paper, paper_mentions in extracted:
         for m in paper_mentions:
             mentions.append(m)
             if m.short_form and m.long_form:
@@ -145,37 +166,43 @@ def resolve(extracted: Iterable[tuple[Paper, list[Mention]]], *, gazetteer_dir: 
     stats.mentions = len(mentions)
     majority = {short: counts.most_common(1)[0][0] for short, counts in votes.items()}
 
-    keyed: list[tuple[Mention, str | None]] = []
+    keyed: list[tuple[Mention, str | None, str]] = []
     label_votes: dict[str, Counter[str]] = defaultdict(Counter)
     gazetteer_targets = {target for _label, target in gazetteer.values()}
     for m in mentions:
-        key = _mention_key(m, defined.get(m.paper_id, {}), majority, stats, gazetteer_dir)
+        key, reason = _mention_key(m, defined.get(m.paper_id, {}), majority, votes, stats, gazetteer_dir)
+        keyed.append((m, key, reason))
         if key is None:
-            keyed.append((m, None))
             continue
         if key in gazetteer_targets and key in gazetteer:
             label_votes[key][gazetteer[key][0]] += 2  # a gazetteer entry outvotes one stray label
         label_votes[key][m.label] += 1
-        keyed.append((m, key))
+
+    label_of = {key: max(counts, key=lambda lab: (counts[lab], lab)) for key, counts in label_votes.items()}
+    representative, variant_reason = _group_variants(label_votes, label_of, fuzzy_threshold)
 
     surface: dict[str, Counter[str]] = defaultdict(Counter)
     resolution = Resolution(stats=stats)
-    for m, key in keyed:
+    for m, key, reason in keyed:
         if key is None:
             stats.dropped_generic += 1
             continue
-        counts = label_votes[key]
-        label = max(counts, key=lambda lab: (counts[lab], lab))
-        if len(counts) > 1 and label != m.label:
+        label = label_of[key]
+        if len(label_votes[key]) > 1 and label != m.label:
             stats.label_conflicts += 1
-        eid = entity_id(label, key)
+            reason += f"; label vote: {label} ({label_votes[key][label]} of {sum(label_votes[key].values())} votes)"
+        rep = representative[key]
+        if rep != key:
+            reason += "; " + variant_reason[key]
+        eid = entity_id(label, rep)
         entity = resolution.entities.get(eid)
         if entity is None:
-            entity = resolution.entities[eid] = Entity(id=eid, label=label, name=m.text, key=key)
+            entity = resolution.entities[eid] = Entity(id=eid, label=label, name=m.text, key=rep)
         entity.aliases.update(form for form in (m.text, m.long_form, m.short_form) if form)
         entity.papers.add(m.paper_id)
         entity.mention_count += 1
         surface[eid][m.long_form or m.text] += 1
+        resolution.reasons[eid][m.text][reason] += 1
         if m.role == "proposed":
             resolution.proposed.add((m.paper_id, eid))
         resolution.assignments.append((m, eid))
@@ -183,33 +210,97 @@ def resolve(extracted: Iterable[tuple[Paper, list[Mention]]], *, gazetteer_dir: 
         entity.name = _display_name(entity, surface[eid], _gazetteer_names(gazetteer_dir))
     stats.surface_forms = len({(m.label, m.text) for m in mentions})
     stats.entities = len(resolution.entities)
+    stats.fuzzy_merges = sum(1 for why in variant_reason.values() if why.startswith("fuzzy"))
     return resolution
 
 
+_DIGITS = re.compile(r"\d+")
+
+
+def _group_variants(counts: dict[str, Counter[str]], label_of: dict[str, str],
+                    threshold: float) -> tuple[dict[str, str], dict[str, str]]:
+    """Keys of one label that spell one concept: equal without spaces ("fine tuning" =
+    "finetuning"), or a rapidfuzz ratio >= ``threshold`` within a block of keys that share their
+    first four letters and all their numbers (so "gpt 3" never meets "gpt 4"). Only keys of one
+    block are compared, which keeps this near-linear.
+
+    Returns key -> representative key (the most mentioned), and key -> why it was merged.
+    """
+    parent: dict[str, str] = {}
+
+    def root(k: str) -> str:
+        while parent.get(k, k) != k:
+            k = parent[k]
+        return k
+
+    reasons: dict[str, str] = {}
+    weight = {k: sum(c.values()) for k, c in counts.items()}
+    blocks: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    compact_seen: dict[tuple[str, str], str] = {}
+    for key in sorted(counts, key=lambda k: (-weight[k], k)):
+        compact = key.replace(" ", "")
+        first = compact_seen.setdefault((label_of[key], compact), key)
+        if first != key:
+            parent[root(key)] = root(first)
+            reasons[key] = f"variant: '{key}' = '{first}' without spaces"
+            continue
+        blocks[(label_of[key], compact[:4], ",".join(_DIGITS.findall(key)))].append(key)
+    if threshold <= 100:
+        for members in blocks.values():
+            candidates = [k for k in members if len(k) >= 6]
+            for i, a in enumerate(candidates):
+                for b in candidates[i + 1:]:
+                    score = fuzz.ratio(a, b, score_cutoff=threshold)
+                    if score and root(a) != root(b):
+                        parent[root(b)] = root(a)
+                        reasons[b] = f"fuzzy: '{b}' ~ '{a}' (ratio {score:.0f}, same label and block)"
+    groups: dict[str, list[str]] = defaultdict(list)
+    for key in counts:
+        groups[root(key)].append(key)
+    compact_weight: Counter[str] = Counter()
+    for key, w in weight.items():
+        compact_weight[key.replace(" ", "")] += w
+    representative: dict[str, str] = {}
+    for members in groups.values():
+        # the most mentioned spelling; ties go to the one written with fewer spaces
+        best = max(members, key=lambda k: (compact_weight[k.replace(" ", "")], weight[k], -k.count(" "), k))
+        for k in members:
+            representative[k] = best
+            if k != best and k not in reasons:
+                reasons[k] = f"variant of '{best}'"
+    return representative, reasons
+
+
 def _mention_key(m: Mention, paper_defs: dict[str, str], majority: dict[str, str],
-                 stats: ResolutionStats, gazetteer_dir: str | None = None) -> str | None:
-    """Canonical key for one mention, or None when it names nothing in particular."""
+                 votes: dict[str, Counter[str]], stats: ResolutionStats,
+                 gazetteer_dir: str | None = None) -> tuple[str | None, str]:
+    """Canonical key for one mention (None when it names nothing in particular) and why."""
     if m.canonical:
-        key = canonical_key(m.canonical)
+        key, reason = canonical_key(m.canonical), f"gazetteer: alias of '{m.canonical}'"
     elif m.long_form and m.short_form:
-        key = canonical_key(m.long_form)
+        key, reason = canonical_key(m.long_form), f"acronym: its paper defines '{m.short_form}' as '{m.long_form}'"
     else:
-        key = canonical_key(m.text)
+        key, reason = canonical_key(m.text), "same key after case, dash and plural normalisation"
         if _ACRONYM.match(m.text.rstrip("s")):
             if key in paper_defs:
-                key = paper_defs[key]
+                key, reason = paper_defs[key], f"acronym: its paper defines it as '{paper_defs[key]}'"
             elif key in majority:
+                counts = votes[key]
+                reason = (f"acronym vote: {counts[majority[key]]} of {sum(counts.values())} papers that define "
+                          f"'{m.text}' mean '{majority[key]}'")
                 key = majority[key]
                 stats.acronyms_resolved_by_vote += 1
     if not key or is_generic(key) or (m.extractor != "acronym" and is_generic(m.text)):
-        return None
+        return None, "generic"
     gazetteer = _gazetteer_index(gazetteer_dir)
     if key not in gazetteer:
-        return key
+        return key, reason
     if m.text.isupper() and len(m.text) > 1 and not m.canonical and key == canonical_key(m.text) \
             and key not in _gazetteer_cased(gazetteer_dir):
-        return m.text  # "RECALL" the coined name keeps its capitals apart from "recall" the word
-    return gazetteer[key][1]
+        return m.text, "all-caps name kept apart from the lowercase word"  # "RECALL" is not "recall"
+    if gazetteer[key][1] != key:
+        reason += f"; gazetteer: '{key}' is an alias of '{gazetteer[key][1]}'"
+    return gazetteer[key][1], reason
 
 
 @lru_cache(maxsize=4)

@@ -19,7 +19,7 @@ def nlp():
 
 @pytest.fixture(scope="session")
 def example_build(nlp):
-    """(KnowledgeGraph, BuildSummary) of the bundled example corpus."""
+    """BuildResult (graph, summary, merges) of the bundled example corpus."""
     from kg.build import build
 
     return build([EXAMPLES], nlp)
@@ -27,4 +27,4 @@ def example_build(nlp):
 
 @pytest.fixture(scope="session")
 def example_graph(example_build):
-    return example_build[0]
+    return example_build.graph

@@ -68,3 +68,16 @@ def test_every_command_documents_every_option():
         assert done.returncode == 0
         options = [line.split()[0] for line in done.stdout.splitlines() if line.strip().startswith(("│ --", "│ -"))]
         assert options, done.stdout
+
+
+def test_explain_shows_which_forms_became_an_entity_and_why(tmp_path):
+    out = tmp_path / "out"
+    assert kg("build", str(EXAMPLES / "000_934333737cce3ad2.txt"), "-o", str(out), "-q", "--no-html").returncode == 0
+    merges = [json.loads(line) for line in (out / "merges.jsonl").read_text(encoding="utf-8").splitlines()]
+    llm = next(row for row in merges if row["entity"] == "method:large language model")
+    assert {"LLMs", "LLM"} <= {f["form"] for f in llm["forms"]}
+    done = kg("explain", "SSoT", "--graph", str(out / "graph.json"))
+    assert done.returncode == 0, done.stderr
+    assert "String Seed of Thought" in done.stdout and "defines 'SSoT' as 'String Seed of Thought'" in " ".join(done.stdout.split())
+    done = kg("explain", "NoSuchThing", "--graph", str(out / "graph.json"))
+    assert done.returncode == 1 and "no node named 'NoSuchThing'" in done.stderr

@@ -12,7 +12,7 @@ def node_for(graph, name, label):
 
 
 def test_summary_counts_the_example_corpus(example_build):
-    graph, summary = example_build
+    graph, summary = example_build.graph, example_build.summary
     assert summary.papers == 57 and summary.skipped == 0 and summary.duplicates == 0
     assert summary.mentions == sum(summary.mentions_by_label.values()) > 300
     assert graph.stats()["papers"] == 57

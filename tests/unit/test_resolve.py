@@ -68,3 +68,25 @@ def test_all_caps_coined_name_does_not_join_a_lowercase_gazetteer_word():
                    (Paper(id="b", abstract="y"), [m("b", "recall", label="METRIC", canonical="recall", extractor="gazetteer")])])
     assert set(res.entities) == {"method:RECALL", "metric:recall"}
     assert ("a", "method:RECALL") in res.proposed
+
+
+def test_spelling_variants_merge_within_a_label_and_say_why():
+    res = resolve([(Paper(id=p, abstract=p), [m(p, text)]) for p, text in
+                   [("a", "fine-tuning"), ("b", "finetuning"), ("c", "Fine Tuning"), ("d", "contrastive pretraining"),
+                    ("e", "contrastive pre-training"), ("f", "contrastive pretrainng")]])
+    assert set(res.entities) == {"method:fine tuning", "method:contrastive pretraining"}
+    why = {form: reasons for row in res.merges() for form_row in row["forms"]
+           for form, reasons in [(form_row["form"], " ".join(form_row["reasons"]))]}
+    assert "without spaces" in why["finetuning"]
+    assert "fuzzy" in why["contrastive pretrainng"]
+    assert res.stats.fuzzy_merges == 1
+
+
+def test_fuzzy_matching_never_merges_different_numbers_or_labels():
+    res = resolve([(Paper(id=p, abstract=p), [m(p, text, label=lab)]) for p, text, lab in
+                   [("a", "GPT-3.5 Turbo", "METHOD"), ("b", "GPT-4.5 Turbo", "METHOD"),
+                    ("c", "ResNet-50 backbone", "METHOD"), ("d", "ResNet-50 backbones", "METHOD"),
+                    ("e", "video captioning", "TASK"), ("f", "video captioning", "METHOD"), ("g", "video captioning", "TASK")]])
+    assert "method:gpt 3.5 turbo" in res.entities and "method:gpt 4.5 turbo" in res.entities
+    assert "method:resnet 50 backbone" in res.entities and len([e for e in res.entities if "resnet" in e]) == 1
+    assert [e for e in res.entities if "captioning" in e] == ["task:video captioning"]
