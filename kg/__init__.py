@@ -3,9 +3,11 @@
 corpus (txt | jsonl | csv) -> Paper -> extractors -> Mention -> resolve -> Entity -> KnowledgeGraph
 -> graph_exports (Neo4j, HTML, files).
 
->>> from kg import KnowledgeGraph           # doctest: +SKIP
->>> g = KnowledgeGraph.load("out/graph.json")  # doctest: +SKIP
->>> g.papers_with("Dataset", "ImageNet")    # doctest: +SKIP
+Use it from Python::
+
+    from kg import KnowledgeGraph
+    g = KnowledgeGraph.load("out/graph.json")
+    g.papers_with("Dataset", "ImageNet")
 """
 
 from .errors import KgError
