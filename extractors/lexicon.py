@@ -123,7 +123,23 @@ VERBISH: frozenset[str] = frozenset(
     identify stabilize accelerate restrict combine achieve reduce increase enhance leverage exploit
     outperform require mitigate address tackle solve exhibit yield obtain attain provide generate
     capture learn train evaluate perform employ adopt apply integrate incorporate optimize minimize
-    maximize preserve maintain """.split()
+    maximize preserve maintain recommend enable allow make take give show find reveal suggest
+    demonstrate propose introduce present develop design build study analyze analyse investigate
+    explore examine consider compare outperform surpass exceed match reach establish ensure support
+    facilitate accelerate boost improve degrade hinder limit prevent avoid remain become seem tend
+    need fail struggle rely depend focus aim seek offer deliver produce create construct extend
+    generalize transfer adapt scale """.split()
+)
+#: Past participles that are adjectives in this domain ("masked autoencoder"); other -ed words end a phrase.
+ADJECTIVE_ED: frozenset[str] = frozenset(
+    """
+    supervised self-supervised semi-supervised unsupervised weakly-supervised masked pretrained pre-trained
+    fine-tuned finetuned federated distributed structured constrained conditioned guided augmented based
+    learned shared weighted gated grounded embedded tied centralized decentralized generalized randomized
+    normalized regularized quantized compressed stacked nested labeled labelled unlabeled unlabelled
+    annotated synthesized simulated automated connected mixed layered directed undirected hierarchical
+    specialized personalized unified
+    """.split()
 )
 
 
@@ -133,6 +149,8 @@ def is_verbish(word: str) -> bool:
     if w in VERBISH or w.rstrip("s") in VERBISH or w.endswith("ly"):
         return True
     if w.endswith("ing") and w not in NOUN_ING and not w.endswith("-ing"):
+        return True
+    if w.endswith("ed") and len(w) > 4 and "-" not in w and w not in ADJECTIVE_ED:
         return True
     return w.endswith(("ize", "izes", "ise", "ises", "ify", "ifies")) and len(w) > 5
 

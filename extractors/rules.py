@@ -181,7 +181,6 @@ class CueFinder:
         self.matcher.add("PROPOSE", [
             [{"LOWER": {"IN": ["we", "paper", "work", "this"]}}, {"LOWER": {"IN": ["further", "also", "then", "first", "here"]}, "OP": "?"},
              {"LOWER": {"IN": _TRIGGERS["propose"]}}],
-            [{"LOWER": {"IN": ["called", "named", "dubbed", "termed", "coined"]}}],
         ])
         self.matcher.add("EVAL_ON", [
             [{"LOWER": {"IN": ["experiments", "experiment", "evaluations", "evaluation", "results", "evaluated",
