@@ -633,7 +633,7 @@ def page_nodes(
     Fields vis-network reads: ``id``, ``label`` (the short name drawn on the canvas), ``shape``,
     ``color``, ``size``, ``x``, ``y``. Fields the page reads: ``kind`` (the node label),
     ``name``, ``deg``/``sup`` (the two size measures), ``comm``, ``lc``/``cc`` (label and
-    community colours); papers: ``title``, ``titleDerived``, ``year``, ``venue``, ``authors``,
+    community colours); papers: ``paperTitle``, ``titleDerived``, ``year``, ``venue``, ``authors``,
     ``keywords``, ``abstract``, ``mentions``, ``source``; entities: ``aliases``, ``support``,
     ``mentionCount``, ``papers`` (``[id, name]``, at most 100) and ``papersTotal``.
     No ``title`` field: vis-network would render it as a tooltip, and the page draws its own.
@@ -689,7 +689,7 @@ def page_nodes(
         }
         if paper:
             rec.update(
-                title=_plain(data.get("title")),
+                paperTitle=_plain(data.get("title")),
                 titleDerived=bool(data.get("title_derived", False)),
                 year=_plain(data.get("year")),
                 venue=_plain(data.get("venue")),

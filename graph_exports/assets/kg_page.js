@@ -379,8 +379,8 @@
   }
 
   function paperPanel(n) {
-    const parts = [kindChip("Paper"), el("h3", { text: n.title || n.name })];
-    if (n.titleDerived || !n.title) parts.push(el("div", { class: "kg-meta kg-muted", text: "title derived from the abstract" }));
+    const parts = [kindChip("Paper"), el("h3", { text: n.paperTitle || n.name })];
+    if (n.titleDerived || !n.paperTitle) parts.push(el("div", { class: "kg-meta kg-muted", text: "title derived from the abstract" }));
     const bits = [n.year, n.venue].filter((x) => x !== null && x !== undefined && x !== "");
     if (bits.length) parts.push(el("div", { class: "kg-meta", text: bits.join(" · ") }));
     if (n.authors && n.authors.length) parts.push(el("div", { class: "kg-meta", text: n.authors.join(", ") }));
@@ -617,7 +617,7 @@
     name: n.name,
     kind: n.kind,
     weight: (n.sup || 0) + (n.deg || 0),
-    terms: [n.name, n.title, ...(n.aliases || []), n.id]
+    terms: [n.name, n.paperTitle, ...(n.aliases || []), n.id]
       .filter((t) => t !== undefined && t !== null && t !== "")
       .map((t) => [String(t), String(t).toLowerCase()]),
   }));

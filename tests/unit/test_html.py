@@ -89,14 +89,14 @@ def test_markup_in_abstract_and_title_never_reaches_the_page_raw(tiny):
     data = page_data(page)
     paper = next(n for n in data["nodes"] if n["id"] == "paper:a1")
     assert paper["abstract"] == html_graphs.XSS_ABSTRACT
-    assert paper["title"] == html_graphs.XSS_TITLE
+    assert paper["paperTitle"] == html_graphs.XSS_TITLE
 
 
-def test_nodes_carry_no_vis_title_tooltip(tiny):
-    # vis-network renders a string title as a tooltip; the page draws its own from text.
+def test_nodes_and_edges_carry_no_vis_title_tooltip(tiny):
+    # vis-network shows a node's or edge's ``title`` in its own popup; the page draws its own.
     data = page_data(to_html(tiny))
-    assert all("title" not in n or n["kind"] == "Paper" for n in data["nodes"])
-    assert "title" not in json.dumps(data["options"] if "options" in data else {})
+    assert not any("title" in n for n in data["nodes"])
+    assert not any("title" in e for e in data["edges"])
 
 
 def test_page_script_never_writes_html():
