@@ -206,7 +206,7 @@ def explain_cli(
 @app.command("export")
 def export_cli(
     graph: Annotated[Path, typer.Argument(help="A graph.json written by kg build.")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="graphml or json.")] = "graphml",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="graphml, json, or neo4j-csv (a folder of neo4j-admin import files).")] = "graphml",
     out: Annotated[Path, typer.Option("--out", "-o", help="Output file (or folder for folder formats).")] = Path("graph.graphml"),
 ) -> None:
     """Write a graph in another format."""
@@ -215,11 +215,65 @@ def export_cli(
     from .graph import KnowledgeGraph
 
     g = KnowledgeGraph.load(graph)
-    writers = {"graphml": write_graphml, "json": write_json}
+    writers = {"graphml": write_graphml, "json": write_json, "neo4j-csv": _write_neo4j_csv}
     if fmt not in writers:
         raise KgError(f"--format {fmt!r} is not supported; use one of {', '.join(writers)}")
     path = writers[fmt](g, out)
     typer.echo(str(path))
+
+
+def _write_neo4j_csv(g, out: Path) -> Path:
+    from graph_exports.neo4j_csv import write_neo4j_csv
+
+    if out == Path("graph.graphml"):  # the --out default is for graphml
+        out = Path("neo4j-import")
+    files = write_neo4j_csv(g, out)
+    err_console.print(f"{files.node_count:,} nodes, {files.relationship_count:,} relationships; load with: "
+                      f"neo4j-admin database import full @{out / 'import.args'} DATABASE", highlight=False,
+                      soft_wrap=True)
+    return out
+
+
+@app.command("push")
+def push_cli(
+    graph: Annotated[Optional[Path], typer.Argument(help="A graph.json written by kg build (optional with --remove-paper).")] = None,
+    uri: Annotated[str, typer.Option("--uri", envvar="NEO4J_URI", help="Bolt URI of the server.")] = "bolt://127.0.0.1:7687",
+    user: Annotated[str, typer.Option("--user", "-u", envvar="NEO4J_USERNAME", help="User name.")] = "neo4j",
+    password: Annotated[Optional[str], typer.Option("--password", "-p", envvar="NEO4J_PASSWORD", show_default=False,
+                                                    help="Password; leave unset for a server without authentication.")] = None,
+    database: Annotated[Optional[str], typer.Option("--database", "-d", envvar="NEO4J_DATABASE", help="Database (default: the server's default).")] = None,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Rows per transaction.")] = 1000,
+    remove_paper: Annotated[Optional[list[str]], typer.Option("--remove-paper", help="Remove this paper and what only it supported (repeatable).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the push statistics as one JSON object.")] = False,
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks instead of one-line errors.")] = False,
+) -> None:
+    """Load GRAPH into Neo4j (schema, then batched MERGE; safe to repeat), or remove papers from it."""
+    from graph_exports.neo4j import open_driver, push, remove_paper as remove
+
+    from .graph import KnowledgeGraph
+
+    _state["debug"] = _state["debug"] or debug
+    if graph is None and not remove_paper:
+        raise KgError("give a GRAPH to push, or --remove-paper ID")
+    g = KnowledgeGraph.load(graph) if graph is not None else None
+    with open_driver(uri, user, password or None) as driver:
+        for paper_id in remove_paper or []:
+            removed = remove(driver, paper_id, database=database)
+            if removed.papers:
+                err_console.print(f"removed {paper_id}: {removed.entities:,} entities and {removed.relationships:,} "
+                                  "entity relationships only it supported", highlight=False)
+            else:
+                err_console.print(f"{paper_id}: no such paper in the database; nothing removed", highlight=False)
+        if g is None:
+            return
+        stats = push(g, driver, database=database, batch_size=batch_size)
+    if as_json:
+        typer.echo(json.dumps(stats.to_dict()))
+        return
+    console.print(f"pushed {stats.node_count:,} nodes and {stats.relationship_count:,} relationships to {uri}"
+                  f"{' (' + database + ')' if database else ''} in {stats.seconds:.1f} s "
+                  f"({stats.relationships_per_second:,.0f} relationships/s; {stats.nodes_created:,} nodes and "
+                  f"{stats.relationships_created:,} relationships new)", highlight=False)
 
 
 @app.command("html")
