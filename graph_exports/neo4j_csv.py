@@ -58,6 +58,7 @@ class CsvImport:
             f"--array-delimiter={ARRAY_DELIMITER}",
             "--multiline-fields=true",
             "--id-type=string",
+            f"--report-file={self.directory.resolve() / 'import.report'}",
         ]
 
 

@@ -25,7 +25,7 @@ class Neo4jInstance:
         if "NEO4J_BOLT_PORT" not in self.env:  # a fixed port would collide between instances
             env.pop("NEO4J_BOLT_PORT", None)
         return subprocess.run(["bash", str(NEO4J_SH), *args], env=env, capture_output=True, text=True,
-                              timeout=timeout, check=False)
+                              timeout=timeout, check=False, cwd=self.directory)
 
     def start(self) -> str:
         done = self._run("start")
