@@ -39,6 +39,8 @@ __all__ = [
     "PushStats",
     "RemoveStats",
     "to_rows",
+    "node_statements",
+    "relationship_statements",
     "push",
     "remove_paper",
     "open_driver",
@@ -245,6 +247,22 @@ def _prune_rows(graph: nx.MultiDiGraph) -> list[dict]:
     return [{"id": pid, "keep": keep[pid]} for pid in sorted(keep)]
 
 
+def node_statements(node_rows: dict[str, list[dict]]) -> list[tuple[str, list[dict]]]:
+    """``(query, rows)`` per label, in the order a push runs them (each query takes ``$rows``)."""
+    return [(cypher.merge_paper_nodes() if label == "Paper" else cypher.merge_entity_nodes(label), node_rows[label])
+            for label in NODE_LABELS if node_rows.get(label)]
+
+
+def relationship_statements(rel_rows: dict[RelKey, list[dict]]) -> list[tuple[str, list[dict]]]:
+    """``(query, rows)`` per relationship type and end labels, in push order."""
+    out = []
+    for (rel_type, start_label, end_label), rows in rel_rows.items():
+        entity_edge = start_label != "Paper" and end_label != "Paper"
+        build = cypher.merge_entity_relationships if entity_edge else cypher.merge_relationships
+        out.append((build(rel_type, start_label, end_label), rows))
+    return out
+
+
 # -- database part --------------------------------------------------------------------------------
 
 def _where(driver) -> str:
@@ -341,17 +359,12 @@ def push(graph: KnowledgeGraph | nx.MultiDiGraph, driver, *, database: str | Non
     def progress() -> str:
         return f"during the push (after {done:,} of {total:,} rows)"
 
-    for label in NODE_LABELS:
-        rows = node_rows.get(label, [])
-        query = cypher.merge_paper_nodes() if label == "Paper" else cypher.merge_entity_nodes(label)
+    for query, rows in node_statements(node_rows):
         for batch in batched(rows, batch_size):
             _run(driver, query, {"rows": batch}, database, stats, progress())
             done += len(batch)
     t1 = time.perf_counter()
-    for (rel_type, start_label, end_label), rows in rel_rows.items():
-        entity_edge = start_label != "Paper" and end_label != "Paper"
-        query = (cypher.merge_entity_relationships if entity_edge else cypher.merge_relationships)(
-            rel_type, start_label, end_label)
+    for query, rows in relationship_statements(rel_rows):
         for batch in batched(rows, batch_size):
             _run(driver, query, {"rows": batch}, database, stats, progress())
             done += len(batch)
