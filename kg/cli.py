@@ -83,6 +83,7 @@ def build_cli(
     html: Annotated[bool, typer.Option("--html/--no-html", help="Write the interactive graph.html page.")] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary table.")] = False,
     json_summary: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
+    neo4j_uri: Annotated[Optional[str], typer.Option("--neo4j", help="Also push the graph to this Neo4j URI (as kg push; NEO4J_USERNAME, NEO4J_PASSWORD, NEO4J_DATABASE apply).")] = None,
 ) -> None:
     """Build the graph of INPUTS into OUT: graph.json (node-link), graph.graphml, graph.html, summary.json."""
     from graph_exports.files import write_graphml, write_json
@@ -128,6 +129,11 @@ def build_cli(
         _print_summary(summary, out, html)
     if summary.papers == 0:
         raise KgError("no abstracts were read from the inputs; nothing to build")
+    if neo4j_uri:
+        stats = _push_graph(graph, neo4j_uri)
+        if not quiet and not json_summary:
+            err_console.print(f"pushed {stats.node_count:,} nodes and {stats.relationship_count:,} relationships "
+                              f"to {neo4j_uri} in {stats.seconds:.1f} s", highlight=False)
 
 
 def _print_summary(summary, out: Path, html: bool) -> None:
@@ -232,6 +238,16 @@ def _write_neo4j_csv(g, out: Path) -> Path:
                       f"neo4j-admin database import full @{out / 'import.args'} DATABASE", highlight=False,
                       soft_wrap=True)
     return out
+
+
+def _push_graph(graph, uri: str):
+    """``kg build --neo4j``: push with the environment's credentials and database."""
+    import os
+
+    from graph_exports.neo4j import open_driver, push
+
+    with open_driver(uri, os.environ.get("NEO4J_USERNAME"), os.environ.get("NEO4J_PASSWORD") or None) as driver:
+        return push(graph, driver, database=os.environ.get("NEO4J_DATABASE") or None)
 
 
 @app.command("push")

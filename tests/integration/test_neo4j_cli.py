@@ -91,3 +91,17 @@ def test_kg_export_neo4j_csv_writes_import_files(tmp_path, graph_files):
     assert header.startswith("id:ID,:LABEL,") and "year:long" in header and "authors:string[]" in header
     rel_header = (out / "relationships-USES.csv").read_text(encoding="utf-8").splitlines()[0]
     assert rel_header.startswith(":START_ID,:END_ID,:TYPE,")
+
+
+def test_kg_build_with_neo4j_pushes_the_built_graph(tmp_path, empty_neo4j, server_env):
+    from pathlib import Path
+
+    driver, db = empty_neo4j
+    examples = Path(__file__).resolve().parents[2] / "examples" / "iclr2026"
+    env = {k: v for k, v in server_env.items() if k != "NEO4J_URI"}
+    done = kg("build", str(examples), "-o", str(tmp_path / "out"), "--no-html", "--neo4j", server_env["NEO4J_URI"],
+              env=env)
+    assert done.returncode == 0, done.stderr
+    assert "pushed" in done.stderr
+    built = KnowledgeGraph.load(tmp_path / "out" / "graph.json").nx
+    assert counts(driver, db) == (built.number_of_nodes(), built.number_of_edges())
