@@ -5,6 +5,6 @@ Importing the package registers kg's spaCy factories (``kg_acronyms``, ``kg_cues
 """
 
 from . import acronyms, mentions, rules  # noqa: F401  (factory registration)
-from .pipeline import DEFAULT_MODEL, extract_mentions, load_pipeline, shipped_model_path
+from .pipeline import DEFAULT_MODEL, Extraction, extract, extract_mentions, load_pipeline, shipped_model_path
 
-__all__ = ["DEFAULT_MODEL", "extract_mentions", "load_pipeline", "shipped_model_path"]
+__all__ = ["DEFAULT_MODEL", "Extraction", "extract", "extract_mentions", "load_pipeline", "shipped_model_path"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -17,15 +18,18 @@ from spacy.language import Language
 from spacy.util import compile_suffix_regex
 
 from kg.errors import ModelError
-from kg.model import Paper, Mention
+from kg.model import Mention, Paper, RelationMention
 
 from . import acronyms as _acronyms  # noqa: F401  (registers the kg_acronyms factory)
 from . import mentions as _mentions  # noqa: F401  (registers kg_mentions)
 from .mentions import MENTIONS_KEY
 from .rules import add_gazetteer
 
-__all__ = ["DEFAULT_MODEL", "shipped_model_path", "load_pipeline", "add_rules", "extract_mentions"]
+__all__ = ["DEFAULT_MODEL", "RELATIONS_KEY", "Extraction", "shipped_model_path", "load_pipeline", "add_rules",
+           "extract", "extract_mentions"]
 
+#: ``doc.user_data`` key where a relation component leaves its plain relation records.
+RELATIONS_KEY = "kg_relations"
 #: Name of the trained pipeline directory inside ``extractors/models``.
 DEFAULT_MODEL = "sci_ner"
 _SIZED_NAME = re.compile(r"^[A-Za-z][\w.]*-\d+(?:\.\d+)?[kKMBbT]$")
@@ -102,27 +106,43 @@ def add_rules(nlp: Language) -> Language:
     return nlp
 
 
-def extract_mentions(nlp: Language, papers: Iterable[Paper], *, batch_size: int = 64,
-                     n_process: int = 1) -> Iterator[tuple[Paper, list[Mention]]]:
-    """Yield each paper with its mentions, streaming through ``nlp.pipe``."""
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """What the pipeline read in one paper: its mentions and the relations between them."""
+
+    paper: Paper
+    mentions: list[Mention]
+    relations: list[RelationMention]
+
+
+def extract(nlp: Language, papers: Iterable[Paper], *, batch_size: int = 64,
+            n_process: int = 1) -> Iterator[Extraction]:
+    """Stream papers through ``nlp.pipe`` and yield typed records for each."""
     stream = ((paper.abstract, paper) for paper in papers)
     for doc, paper in nlp.pipe(stream, as_tuples=True, batch_size=batch_size, n_process=n_process):
-        records = doc.user_data.get(MENTIONS_KEY, [])
-        yield paper, [
-            Mention(
-                paper_id=paper.id,
-                label=r["label"],
-                text=r["text"],
-                start=r["start"],
-                end=r["end"],
-                sentence=r["sentence"],
-                sent_start=r["sent_start"],
-                extractor=r["extractor"],
-                score=r["score"],
-                role=r["role"],
-                long_form=r["long_form"],
-                short_form=r["short_form"],
-                canonical=r["canonical"],
-            )
-            for r in records
+        mentions = [
+            Mention(paper_id=paper.id, label=r["label"], text=r["text"], start=r["start"], end=r["end"],
+                    sentence=r["sentence"], sent_start=r["sent_start"], extractor=r["extractor"],
+                    score=r["score"], role=r["role"], long_form=r["long_form"], short_form=r["short_form"],
+                    canonical=r["canonical"])
+            for r in doc.user_data.get(MENTIONS_KEY, [])
         ]
+        relations = [
+            RelationMention(paper_id=paper.id, label=r["label"], head_start=r["head"][0], head_end=r["head"][1],
+                            tail_start=r["tail"][0], tail_end=r["tail"][1], sentence=_sentence_of(doc, r["head"][0]),
+                            extractor=r.get("extractor", "relations"), score=float(r.get("score", 1.0)))
+            for r in doc.user_data.get(RELATIONS_KEY, [])
+        ]
+        yield Extraction(paper, mentions, relations)
+
+
+def _sentence_of(doc, char: int) -> str:
+    span = doc.char_span(char, char + 1, alignment_mode="expand")
+    return span.sent.text if span is not None else ""
+
+
+def extract_mentions(nlp: Language, papers: Iterable[Paper], *, batch_size: int = 64,
+                     n_process: int = 1) -> Iterator[tuple[Paper, list[Mention]]]:
+    """Yield each paper with its mentions (see :func:`extract` for relations too)."""
+    for item in extract(nlp, papers, batch_size=batch_size, n_process=n_process):
+        yield item.paper, item.mentions

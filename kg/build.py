@@ -13,13 +13,13 @@ from typing import Any
 
 from spacy.language import Language
 
-from extractors import extract_mentions
+from extractors import extract
 
 from .corpus import CorpusStats, read_corpus
 from .errors import BadRecord
 from .graph import KnowledgeGraph, build_graph
-from .model import Mention, Paper
-from .resolve import ResolutionStats, resolve
+from .model import Mention, Paper, RelationMention
+from .resolve import ResolutionStats, resolve, resolve_relations
 
 __all__ = ["BuildSummary", "BuildResult", "build", "build_from_papers"]
 
@@ -62,17 +62,21 @@ def build_from_papers(papers: Iterable[Paper], nlp: Language, *, batch_size: int
     start = time.perf_counter()
     kept: list[Paper] = []
     extracted: list[tuple[Paper, list[Mention]]] = []
+    relation_mentions: list[RelationMention] = []
     by_label: dict[str, int] = {}
-    for paper, mentions in extract_mentions(nlp, papers, batch_size=batch_size):
+    for item in extract(nlp, papers, batch_size=batch_size):
+        paper, mentions = item.paper, item.mentions
         kept.append(paper)
         extracted.append((paper, mentions))
+        relation_mentions.extend(item.relations)
         for m in mentions:
             by_label[m.label] = by_label.get(m.label, 0) + 1
         if on_paper is not None:
             on_paper(paper, mentions)
     extract_seconds = time.perf_counter() - start
     resolution = resolve(extracted)
-    graph = KnowledgeGraph(build_graph(kept, resolution, related_k=related_k))
+    relations = resolve_relations(relation_mentions, resolution)
+    graph = KnowledgeGraph(build_graph(kept, resolution, relations, related_k=related_k))
     seconds = time.perf_counter() - start
     stats = graph.stats()
     summary = BuildSummary(

@@ -11,7 +11,8 @@ Edges are keyed by their type, so a paper has one ``USES`` edge per method howev
 it. Paper -> entity edges carry ``role``, ``count``, ``weight`` and ``evidence`` (sentence, char
 offsets, text, extractor, score, paper id). ``RELATED_TO`` (paper -> paper, smaller id first)
 carries ``weight`` (cosine of the papers' IDF-weighted entity sets) and ``shared`` (entity ids,
-rarest first).
+rarest first). Entity -> entity edges (``USED_FOR``, ``EVALUATES``, ``EVALUATED_ON``, ``IS_A``,
+``PART_OF``, ``COMPARED_WITH``) carry ``papers``, ``support``, ``count`` and ``evidence``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import networkx as nx
 
 from . import traverse
 from .errors import GraphError
-from .model import LABEL_TO_NODE, NODE_LABELS, PAPER_EDGE_FOR_LABEL, Paper
+from .model import LABEL_TO_NODE, NODE_LABELS, PAPER_EDGE_FOR_LABEL, Paper, Relation
 from .resolve import Resolution
 
 __all__ = ["SCHEMA_VERSION", "KnowledgeGraph", "paper_node_id", "build_graph", "related_edges"]
@@ -41,13 +42,15 @@ def paper_node_id(paper_id: str) -> str:
     return f"paper:{paper_id}"
 
 
-def build_graph(papers: Iterable[Paper], resolution: Resolution, *, related_k: int = 10,
-                max_df: float = 0.2, min_df_for_related: int = 2) -> nx.MultiDiGraph:
+def build_graph(papers: Iterable[Paper], resolution: Resolution, relations: Iterable[Relation] = (), *,
+                related_k: int = 10, max_df: float = 0.2, min_df_for_related: int = 2) -> nx.MultiDiGraph:
     """Assemble papers and resolved entities into the schema's graph.
 
     Args:
         papers: every paper of the corpus (papers without mentions become lone nodes).
         resolution: entities and each mention's entity, from :func:`kg.resolve.resolve`.
+        relations: entity-level relations (:func:`kg.resolve.resolve_relations`); one edge per
+            (source, type, target) with the supporting papers, their count and evidence sentences.
         related_k: keep each paper's ``related_k`` strongest ``RELATED_TO`` neighbours.
         max_df: entities in more than this share of papers (and more than 50) add nothing to
             ``RELATED_TO``: "deep learning" says little about how two papers relate.
@@ -74,6 +77,7 @@ def build_graph(papers: Iterable[Paper], resolution: Resolution, *, related_k: i
                 attrs[optional] = value
         G.add_node(pid, **attrs)
         _add_paper_edges(G, pid, paper.id, pairs, resolution)
+    _add_relation_edges(G, relations)
     for a, b, weight, shared in related_edges(G, k=related_k, max_df=max_df, min_df=min_df_for_related):
         G.add_edge(a, b, key="RELATED_TO", type="RELATED_TO", weight=weight, shared=shared)
     return G
@@ -96,6 +100,18 @@ def _add_paper_edges(G: nx.MultiDiGraph, pid: str, paper_id: str, pairs: list, r
         ]
         G.add_edge(pid, eid, key=rel, type=rel, role="proposed" if is_proposed else "used",
                    count=len(mentions), weight=round(max(m.score for m in mentions), 4), evidence=evidence)
+
+
+def _add_relation_edges(G: nx.MultiDiGraph, relations: Iterable[Relation]) -> None:
+    grouped: dict[tuple[str, str, str], list[Relation]] = defaultdict(list)
+    for r in relations:
+        grouped[(r.source, r.target, r.type)].append(r)
+    for (source, target, rel_type), found in sorted(grouped.items()):
+        papers = sorted({r.paper_id for r in found})
+        evidence = [{"sentence": r.sentence, "paper_id": r.paper_id, "extractor": r.extractor,
+                     "score": round(r.score, 4)} for r in found[:MAX_EVIDENCE]]
+        G.add_edge(source, target, key=rel_type, type=rel_type, papers=papers, support=len(papers),
+                   count=len(found), weight=round(max(r.score for r in found), 4), evidence=evidence)
 
 
 def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_df: float = 0.2,

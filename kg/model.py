@@ -17,8 +17,10 @@ __all__ = [
     "RELATION_TYPES",
     "Paper",
     "Mention",
+    "RelationMention",
     "Entity",
     "Relation",
+    "schema_relation",
 ]
 
 #: Product labels a mention can carry (the extractor vocabulary).
@@ -137,6 +139,46 @@ class Entity:
     @property
     def support(self) -> int:
         return len(self.papers)
+
+
+@dataclass(frozen=True, slots=True)
+class RelationMention:
+    """A relation the extractor read between two mentions of one sentence, in the training data's
+    vocabulary (SciERC: USED-FOR, EVALUATE-FOR, ...); heads and tails are char spans of mentions."""
+
+    paper_id: str
+    label: str
+    head_start: int
+    head_end: int
+    tail_start: int
+    tail_end: int
+    sentence: str
+    extractor: str
+    score: float = 1.0
+
+
+def schema_relation(label: str, head: str, tail: str) -> tuple[str, bool] | None:
+    """Schema type for a SciERC relation between entities labelled ``head`` and ``tail``, and
+    whether the edge runs tail -> head; None for relations the schema does not keep.
+
+    USED-FOR -> USED_FOR; EVALUATE-FOR -> EVALUATES (a metric evaluates a method or task) or
+    EVALUATED_ON (a method or task evaluated on a data set: the edge is reversed); HYPONYM-OF ->
+    IS_A; PART-OF -> PART_OF; COMPARE -> COMPARED_WITH. FEATURE-OF and CONJUNCTION say too little
+    about the concepts themselves and are dropped.
+
+    >>> schema_relation("EVALUATE-FOR", "DATASET", "METHOD")
+    ('EVALUATED_ON', True)
+    """
+    if label == "USED-FOR":
+        return "USED_FOR", False
+    if label == "EVALUATE-FOR":
+        if head == "METRIC":
+            return "EVALUATES", False
+        if head == "DATASET":
+            return "EVALUATED_ON", True
+        return None
+    return {"HYPONYM-OF": ("IS_A", False), "PART-OF": ("PART_OF", False),
+            "COMPARE": ("COMPARED_WITH", False)}.get(label)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,9 +29,9 @@ from spacy.lookups import Table, load_lookups
 from extractors.lexicon import is_generic
 from extractors.rules import load_gazetteer
 
-from .model import Entity, Mention, Paper
+from .model import Entity, Mention, Paper, Relation, RelationMention, schema_relation
 
-__all__ = ["canonical_key", "entity_id", "Resolution", "ResolutionStats", "resolve"]
+__all__ = ["canonical_key", "entity_id", "Resolution", "ResolutionStats", "resolve", "resolve_relations"]
 
 _DASHES = re.compile(r"[\u2010-\u2015\u2212\-]+")
 _SPACES = re.compile(r"\s+")
@@ -212,6 +212,26 @@ def resolve(extracted: Iterable[tuple[Paper, list[Mention]]], *, gazetteer_dir: 
     stats.entities = len(resolution.entities)
     stats.fuzzy_merges = sum(1 for why in variant_reason.values() if why.startswith("fuzzy"))
     return resolution
+
+
+def resolve_relations(relations: Iterable[RelationMention], resolution: Resolution) -> list[Relation]:
+    """Entity-level relations in the schema's types: each relation's head and tail mentions are
+    looked up in ``resolution``; relations the schema does not keep, relations with an end that
+    became no entity, and relations of an entity with itself are dropped."""
+    by_span = {(m.paper_id, m.start, m.end): eid for m, eid in resolution.assignments}
+    found = []
+    for r in relations:
+        head = by_span.get((r.paper_id, r.head_start, r.head_end))
+        tail = by_span.get((r.paper_id, r.tail_start, r.tail_end))
+        if head is None or tail is None or head == tail:
+            continue
+        mapped = schema_relation(r.label, resolution.entities[head].label, resolution.entities[tail].label)
+        if mapped is None:
+            continue
+        rel_type, reverse = mapped
+        source, target = (tail, head) if reverse else (head, tail)
+        found.append(Relation(source, target, rel_type, r.paper_id, r.sentence, r.extractor, r.score))
+    return found
 
 
 _DIGITS = re.compile(r"\d+")
