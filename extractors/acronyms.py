@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from .component import Stateless
+
 __all__ = ["Definition", "find_definitions", "best_long_form", "find_uses", "AcronymDetector"]
 
 SPANS_KEY = "kg_acronyms"
@@ -150,7 +152,7 @@ def find_uses(text: str, short: str, start: int = 0) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in pattern.finditer(text, start)]
 
 
-class AcronymDetector:
+class AcronymDetector(Stateless):
     """Writes each definition's short and long form, and later uses of the short form, to
     ``doc.spans["kg_acronyms"]``: labels ``SHORT``/``LONG``/``USE``; ``kb_id_`` holds the partner
     form, so the pair survives serialisation and multiprocessing as plain strings."""
@@ -179,12 +181,6 @@ class AcronymDetector:
         doc.spans[self.spans_key] = spans
         return doc
 
-    # nothing to serialise: the component is pure code
-    def to_disk(self, path, *, exclude=tuple()):  # noqa: D102
-        pass
-
-    def from_disk(self, path, *, exclude=tuple()):  # noqa: D102
-        return self
 
 
 @Language.factory("kg_acronyms", default_config={"spans_key": SPANS_KEY})

@@ -16,6 +16,8 @@ from collections.abc import Iterable, Iterator
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from .component import Stateless
+
 from .acronyms import SPANS_KEY as ACRONYMS_KEY
 from .lexicon import is_generic, label_for_head
 from .rules import CUES_KEY, HEADS_KEY, appositive_label
@@ -53,7 +55,7 @@ def map_ner_label(label: str, text: str) -> str | None:
     return mapped
 
 
-class MentionChooser:
+class MentionChooser(Stateless):
     """Resolve overlaps between candidate spans and emit one record per mention."""
 
     def __init__(self, nlp: Language, name: str = "kg_mentions", *, min_chars: int = 2):
@@ -145,11 +147,6 @@ class MentionChooser:
                     yield "acronym", 0.9, Span(doc, use.start, use.end, label=label), {
                         "role": role, "long_form": use.kb_id_, "short_form": key}
 
-    def to_disk(self, path, *, exclude=tuple()):  # noqa: D102
-        pass
-
-    def from_disk(self, path, *, exclude=tuple()):  # noqa: D102
-        return self
 
 
 def _overlaps(a: Span, b: Span) -> bool:

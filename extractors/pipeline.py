@@ -75,20 +75,15 @@ def tune_tokenizer(nlp: Language) -> Language:
     as a unit) and split a sentence's full stop off them."""
     suffixes = list(nlp.Defaults.suffixes) + [r"(?<=\d[kKMBbx%])\."]
     nlp.tokenizer.suffix_search = compile_suffix_regex(suffixes).search
-    if not isinstance(nlp.tokenizer.token_match, _SizedNameMatch):
-        nlp.tokenizer.token_match = _SizedNameMatch(nlp.tokenizer.token_match)
+    default = nlp.tokenizer.token_match
+    pattern = _SIZED_NAME.pattern
+    if default is not None and getattr(default, "__self__", None) is not None:
+        if _SIZED_NAME.pattern in default.__self__.pattern:
+            return nlp
+        pattern = f"(?:{pattern})|(?:{default.__self__.pattern})"
+    # a compiled pattern's .match, so the tokenizer still serialises and pickles
+    nlp.tokenizer.token_match = re.compile(pattern).match
     return nlp
-
-
-class _SizedNameMatch:
-    """``token_match`` that keeps "LAION-400M" whole, then defers to the language's own rule
-    (a class, not a lambda, so the tokenizer still pickles for multiprocessing)."""
-
-    def __init__(self, default):
-        self.default = default
-
-    def __call__(self, text: str):
-        return _SIZED_NAME.match(text) or (self.default(text) if self.default else None)
 
 
 def add_rules(nlp: Language) -> Language:

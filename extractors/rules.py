@@ -18,6 +18,8 @@ from spacy.language import Language
 from spacy.matcher import Matcher
 from spacy.tokens import Doc, Span, Token
 
+from .component import Stateless
+
 from .lexicon import BOUNDARY_WORDS, HEAD_LABELS, is_generic, is_verbish, label_for_head
 
 __all__ = [
@@ -167,7 +169,7 @@ _TRIGGERS = {
 }
 
 
-class CueFinder:
+class CueFinder(Stateless):
     """Cue phrases that name an entity by position: "we propose X" (a proposed name),
     "experiments on X, Y and Z" (datasets), "in terms of X" (a metric), "the task of X" (a task).
 
@@ -223,11 +225,6 @@ class CueFinder:
                 if not is_generic(name.text):
                     yield Span(doc, name.start, name.end, label="TASK")
 
-    def to_disk(self, path, *, exclude=tuple()):  # noqa: D102 - rules live in code
-        pass
-
-    def from_disk(self, path, *, exclude=tuple()):  # noqa: D102
-        return self
 
 
 def _name_label(doc: Doc, name: Span) -> str | None:
@@ -332,7 +329,7 @@ def head_phrases(doc: Doc, max_modifiers: int = 4) -> Iterator[Span]:
             yield span
 
 
-class HeadPhraseFinder:
+class HeadPhraseFinder(Stateless):
     """Writes :func:`head_phrases` to ``doc.spans["kg_heads"]``."""
 
     def __init__(self, nlp: Language, name: str = "kg_heads", *, spans_key: str = HEADS_KEY):
@@ -343,11 +340,6 @@ class HeadPhraseFinder:
         doc.spans[self.spans_key] = list(head_phrases(doc))
         return doc
 
-    def to_disk(self, path, *, exclude=tuple()):  # noqa: D102
-        pass
-
-    def from_disk(self, path, *, exclude=tuple()):  # noqa: D102
-        return self
 
 
 @Language.factory("kg_cues", default_config={"spans_key": CUES_KEY})

@@ -53,3 +53,15 @@ def test_mention_keeps_sentence_offsets_and_extractor(nlp):
     assert text[m.start:m.end] == "ImageNet"
     assert m.sentence == "We evaluate on ImageNet with top-1 accuracy." and m.sent_start == 17
     assert m.extractor == "gazetteer" and 0 < m.score <= 1
+
+
+def test_pipeline_with_rules_saves_and_loads_with_plain_spacy_load(tmp_path):
+    import spacy
+
+    from extractors import load_pipeline
+
+    load_pipeline(statistical=False).to_disk(tmp_path / "pipe")
+    loaded = spacy.load(tmp_path / "pipe")
+    doc = loaded("Web-scale datasets such as LAION-400M. We use large language models (LLMs).")
+    found = {(m["text"], m["label"]) for m in doc.user_data["kg_mentions"]}
+    assert {("LAION-400M", "DATASET"), ("LLMs", "METHOD"), ("large language models", "METHOD")} <= found
