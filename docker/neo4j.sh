@@ -20,7 +20,7 @@
 #   NEO4J_BOLT_PORT    Bolt port on 127.0.0.1 (default: the instance's previous port if free, else a free one)
 #   NEO4J_AUTH         "none" (default) or "neo4j/<password>" (password of 8+ characters), as in the Docker image;
 #                      the password is set when the instance's system database is first created
-#   NEO4J_HEAP         JVM heap (default 512m); NEO4J_PAGECACHE: page cache (default 256m)
+#   NEO4J_HEAP         JVM heap (default 1g); NEO4J_PAGECACHE: page cache (default 512m)
 #   NEO4J_START_TIMEOUT  seconds to wait for Bolt (default 180)
 set -euo pipefail
 
@@ -28,8 +28,8 @@ NEO4J_VERSION=${NEO4J_VERSION:-5.26.30}
 CACHE=${KG_CACHE:-${HOME}/.cache/kg}/neo4j
 DIST=$CACHE/neo4j-community-$NEO4J_VERSION
 INST=${NEO4J_INSTANCE:-$CACHE/instance}
-HEAP=${NEO4J_HEAP:-512m}
-PAGECACHE=${NEO4J_PAGECACHE:-256m}
+HEAP=${NEO4J_HEAP:-1g}
+PAGECACHE=${NEO4J_PAGECACHE:-512m}
 START_TIMEOUT=${NEO4J_START_TIMEOUT:-180}
 AUTH=${NEO4J_AUTH:-none}
 PIDFILE=$INST/run/kg-neo4j.pid

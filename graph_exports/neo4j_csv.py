@@ -10,8 +10,8 @@ The files hold the same labels, types and properties as :func:`graph_exports.neo
 type, each with its own header (``id:ID``, ``:LABEL``, ``:START_ID``, ``:END_ID``, ``:TYPE`` and typed
 property columns such as ``year:long`` or ``aliases:string[]``). Arrays are separated by the ASCII
 unit separator (U+001F), so a ``;`` or ``|`` inside an alias stays in the alias; fields may span lines.
-Schema (constraints, full-text index) is not part of an import: run ``kg push`` once afterwards, or
-the statements of :func:`graph_exports.cypher.schema_statements`.
+Schema (constraints, full-text index) is not part of an import: ``schema.cypher`` beside the files
+holds the statements, for ``cypher-shell -f schema.cypher`` once the server runs the new database.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import networkx as nx
 from kg.errors import ExportError
 from kg.graph import KnowledgeGraph
 
-from .cypher import ENTITY_LABEL
+from .cypher import ENTITY_LABEL, schema_statements
 from .neo4j import _nx, to_rows
 
 __all__ = ["ARRAY_DELIMITER", "CsvImport", "to_neo4j_csv", "write_neo4j_csv"]
@@ -166,6 +166,7 @@ def write_neo4j_csv(graph: KnowledgeGraph | nx.MultiDiGraph, outdir: str | Path)
         (outdir / "import.args").write_text(
             "".join('"' + a.replace("\\", "\\\\").replace('"', '\\"') + '"\n' for a in result.args()),
             encoding="utf-8")
+        (outdir / "schema.cypher").write_text("".join(f"{stmt};\n" for stmt in schema_statements()), encoding="utf-8")
     except OSError as exc:
         raise ExportError(f"{outdir}: cannot write the Neo4j import files ({exc.strerror or exc})") from exc
     return result

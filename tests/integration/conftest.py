@@ -15,7 +15,7 @@ import os
 import shutil
 
 import pytest
-from neo4j_server import Neo4jInstance
+from neo4j_server import Neo4jInstance, clear_database
 
 @pytest.fixture(scope="session")
 def neo4j_settings(tmp_path_factory):
@@ -50,21 +50,6 @@ def neo4j_driver(neo4j_settings):
     with neo4j.GraphDatabase.driver(uri, auth=auth) as driver:
         driver.verify_connectivity()
         yield driver
-
-
-def clear_database(driver, database: str, *, schema: bool = False) -> None:
-    """Delete every node and relationship; with ``schema``, also every constraint and index
-    (which makes the server re-plan its queries, so only tests of the schema ask for it)."""
-    driver.execute_query("MATCH (n) DETACH DELETE n", database_=database)
-    if not schema:
-        return
-    records, _, _ = driver.execute_query("SHOW CONSTRAINTS YIELD name RETURN name", database_=database)
-    for record in records:
-        driver.execute_query(f"DROP CONSTRAINT `{record['name']}` IF EXISTS", database_=database)
-    records, _, _ = driver.execute_query(
-        "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name", database_=database)
-    for record in records:
-        driver.execute_query(f"DROP INDEX `{record['name']}` IF EXISTS", database_=database)
 
 
 @pytest.fixture

@@ -55,3 +55,19 @@ class Neo4jInstance:
             return None
         user, _, password = self.auth.partition("/")
         return (user, password)
+
+
+def clear_database(driver, database: str, *, schema: bool = False) -> None:
+    """Delete every node and relationship; with ``schema``, also every constraint and index
+    (which makes the server re-plan its queries, so only tests of the schema ask for it)."""
+    with driver.session(database=database) as session:   # in chunks: a big graph exceeds one transaction's memory
+        session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+    if not schema:
+        return
+    records, _, _ = driver.execute_query("SHOW CONSTRAINTS YIELD name RETURN name", database_=database)
+    for record in records:
+        driver.execute_query(f"DROP CONSTRAINT `{record['name']}` IF EXISTS", database_=database)
+    records, _, _ = driver.execute_query(
+        "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name", database_=database)
+    for record in records:
+        driver.execute_query(f"DROP INDEX `{record['name']}` IF EXISTS", database_=database)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+from neo4j_server import clear_database
 
 from graph_exports import neo4j as kg_neo4j
 
@@ -41,7 +42,7 @@ QUERIES = cookbook()
 @pytest.fixture(scope="module")
 def loaded(example_graph, neo4j_driver, neo4j_database):
     """The example corpus pushed into an emptied database, and its networkx graph."""
-    neo4j_driver.execute_query("MATCH (n) DETACH DELETE n", database_=neo4j_database)
+    clear_database(neo4j_driver, neo4j_database)
     kg_neo4j.push(example_graph, neo4j_driver, database=neo4j_database)
     neo4j_driver.execute_query("CALL db.awaitIndexes(120)", database_=neo4j_database)
     return neo4j_driver, neo4j_database, example_graph.nx

@@ -34,11 +34,17 @@ def test_neo4j_admin_import_of_the_csv_files_matches_a_push(tmp_path, neo4j_inst
     assert done.returncode == 0, done.stdout + done.stderr
     assert "IMPORT DONE" in done.stdout + done.stderr
     fresh.start()
+    with kg_neo4j.open_driver(fresh.uri) as imported_driver:
+        for statement in (files.directory / "schema.cypher").read_text(encoding="utf-8").split(";\n"):
+            if statement.strip():
+                imported_driver.execute_query(statement)
 
     driver, db = empty_neo4j
     kg_neo4j.push(graph, driver, database=db)
     pushed = dump(driver, db)
     with kg_neo4j.open_driver(fresh.uri) as imported_driver:
         imported = dump(imported_driver, "neo4j")
+        constraints, _, _ = imported_driver.execute_query("SHOW CONSTRAINTS YIELD name RETURN name")
+    assert len(constraints) == 6
     assert len(imported["nodes"]) == 8 and len(imported["relationships"]) == 14
     assert _without_empty_lists(imported) == _without_empty_lists(pushed)
