@@ -8,7 +8,7 @@ one click takes to select a node. Target: under 10 s until the layout stops at 5
 
     python bench/html_layout.py [--sizes 1000 5000] [--view knowledge|papers] [--repeat 3]
 
-Needs Debian's chromium (``scripts/install-chromium.sh``). Graphs are synthetic, in kg's
+Needs Debian's chromium (``scripts/install-system-deps.sh``). Graphs are synthetic, in kg's
 schema (``tests/fixtures/html_graphs.py``): 30 % papers, topic communities, Zipf-like support.
 """
 

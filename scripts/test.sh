@@ -13,7 +13,7 @@ fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q -e ".[test]"
 
-scripts/install-chromium.sh
+scripts/install-system-deps.sh
 export KG_REQUIRE_BROWSER=1  # the browser tests fail, not skip, when chromium is missing
 
 if [ -z "${NEO4J_URI:-}" ]; then

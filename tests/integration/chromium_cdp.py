@@ -162,7 +162,7 @@ class Browser:
     def __init__(self, executable: str | None = None, *, width: int = 1400, height: int = 900) -> None:
         exe = executable or find_chromium()
         if not exe:
-            raise FileNotFoundError("no chromium on PATH; run scripts/install-chromium.sh")
+            raise FileNotFoundError("no chromium on PATH; run scripts/install-system-deps.sh")
         self.width, self.height = width, height
         self.profile = tempfile.mkdtemp(prefix="kg-chromium-")
         self.log_path = Path(self.profile) / "chromium.log"

@@ -5,7 +5,7 @@ and edge of the graph, search finds an alias, a click opens the side panel, mark
 runs nothing, and the layout never moves. The example corpus page is saved as
 ``test-artifacts/example.png`` (and ``example-papers.png``) to look at.
 
-Chromium comes from ``scripts/install-chromium.sh``; when it is missing the tests try that script,
+Chromium comes from ``scripts/install-system-deps.sh``; when it is missing the tests try that script,
 then skip (or fail when ``KG_REQUIRE_BROWSER=1``, as CI sets).
 """
 
@@ -37,7 +37,7 @@ def _chromium() -> str:
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900)
         exe = find_chromium()
     if exe is None:
-        message = "no chromium: run scripts/install-chromium.sh"
+        message = "no chromium: run scripts/install-system-deps.sh"
         if os.environ.get("KG_REQUIRE_BROWSER") == "1":
             pytest.fail(message)
         pytest.skip(message)
