@@ -36,6 +36,7 @@ __all__ = [
     "map_label",
     "predict",
     "score_spans",
+    "score_relations",
     "evaluate",
     "prediction_records",
     "write_predictions",
@@ -51,6 +52,15 @@ SCIERC_LABELS: tuple[str, ...] = (
     "Generic",
 )
 TDMSCI_LABELS: tuple[str, ...] = ("TASK", "DATASET", "METRIC")
+SCIERC_RELATION_LABELS: tuple[str, ...] = (
+    "USED-FOR",
+    "EVALUATE-FOR",
+    "FEATURE-OF",
+    "HYPONYM-OF",
+    "PART-OF",
+    "COMPARE",
+    "CONJUNCTION",
+)
 
 #: Model label -> gold label, per gold format. A label missing here is not scored (dropped).
 #: The model speaks SciERC's six labels plus DATASET; the product's upper-case labels are accepted too.
@@ -269,10 +279,14 @@ def predict(
     *,
     spans_key: str | None = None,
     batch_size: int = 64,
+    relations: list[list[list[tuple[int, int, int, int, str]]]] | None = None,
 ) -> list[list[list[Span]]]:
     """Run ``nlp`` on each gold document's own tokens.
 
     spans_key (str | None): read ``doc.spans[spans_key]`` instead of ``doc.ents``.
+    relations (list | None): when given, receives per document, per gold sentence, the relations
+        the pipeline's ``kg_relations`` wrote, as ``(s1, e1, s2, e2, label)`` (end inclusive; a
+        relation is kept in the sentence where its first span starts).
     RETURNS (list): per document, per gold sentence, the predicted ``(start, end, label)`` spans
         (document-level, end inclusive, gold vocabulary). A span crossing a sentence boundary is kept
         in the sentence where it starts.
@@ -293,6 +307,13 @@ def predict(
             i = next(k for k, end in enumerate(bounds) if span.start < end)
             per_sentence[i].add((span.start, span.end - 1, label))
         out.append([sorted(spans) for spans in per_sentence])
+        if relations is not None:
+            per_sentence_rels: list[set[tuple[int, int, int, int, str]]] = [set() for _ in gold.sentences]
+            for hs, he, ts, te, rel_label, *_ in doc.user_data.get("kg_span_relations", []):
+                if per_sentence_rels:
+                    i = next((k for k, end in enumerate(bounds) if min(hs, ts) < end), len(bounds) - 1)
+                    per_sentence_rels[i].add((hs, he - 1, ts, te - 1, rel_label))
+            relations.append([sorted(rels) for rels in per_sentence_rels])
     return out
 
 
@@ -318,6 +339,25 @@ def score_spans(
     return {**micro.to_dict(), "per_type": {k: v.to_dict() for k, v in per_type.items()}}
 
 
+def score_relations(
+    golds: Sequence[GoldDoc],
+    predicted: Sequence[Sequence[Iterable[tuple[int, int, int, int, str]]]],
+) -> dict[str, Any]:
+    """Score relations per document and sentence against the gold ones: both spans exact and label.
+
+    predicted: per document, per sentence, ``(s1, e1, s2, e2, label)`` (document-level, end inclusive).
+    RETURNS (dict): ``p``, ``r``, ``f`` (micro, 0-1) and ``per_type`` {relation label: PRF dict}.
+    """
+    gold_set = {(g.key, tuple(r[:4]), r[4]) for g in golds for rels in g.relations for r in rels}
+    pred_set = {(g.key, tuple(r[:4]), r[4]) for g, doc in zip(golds, predicted) for rels in doc for r in rels}
+    seen = list(SCIERC_RELATION_LABELS) + sorted({t[2] for t in pred_set | gold_set} - set(SCIERC_RELATION_LABELS))
+    per_type = {label: PRF() for label in seen}
+    for label, prf in per_type.items():
+        prf.score_set({t for t in pred_set if t[2] == label}, {t for t in gold_set if t[2] == label})
+    micro = sum(per_type.values(), PRF())
+    return {**micro.to_dict(), "per_type": {k: v.to_dict() for k, v in per_type.items()}}
+
+
 def evaluate(
     gold_path: str | Path,
     fmt: str,
@@ -336,7 +376,10 @@ def evaluate(
         raise ValueError(f"unknown gold format {fmt!r}; use one of {', '.join(FORMATS)}")
     golds = read_gold(gold_path, fmt)
     started = time.perf_counter()
-    predicted = predict(golds, nlp, fmt, spans_key=spans_key)
+    predicted_relations: list[list[list[tuple[int, int, int, int, str]]]] | None = (
+        [] if "kg_relations" in getattr(nlp, "pipe_names", ()) else None
+    )
+    predicted = predict(golds, nlp, fmt, spans_key=spans_key, relations=predicted_relations)
     seconds = time.perf_counter() - started
     gold_set = {
         (gold.key, s, e, label) for gold in golds for spans in gold.ner for s, e, label in spans
@@ -350,7 +393,7 @@ def evaluate(
     labels = SCIERC_LABELS if fmt == "scierc" else TDMSCI_LABELS
     scores = score_spans(pred_set, gold_set, labels)
     if save_predictions is not None:
-        write_predictions(save_predictions, golds, predicted, fmt)
+        write_predictions(save_predictions, golds, predicted, fmt, relations=predicted_relations)
     n_tokens = sum(gold.n_tokens for gold in golds)
     return {
         "gold": str(gold_path),
@@ -363,22 +406,27 @@ def evaluate(
         "ents_r": scores["r"],
         "ents_f": scores["f"],
         "ents_per_type": scores["per_type"],
-        "relations": None,
+        "relations": score_relations(golds, predicted_relations) if predicted_relations is not None and fmt == "scierc" else None,
     }
 
 
 def prediction_records(
-    golds: Sequence[GoldDoc], predicted: Sequence[list[list[Span]]], fmt: str
+    golds: Sequence[GoldDoc], predicted: Sequence[list[list[Span]]], fmt: str,
+    relations: Sequence[Sequence[Iterable[tuple[int, int, int, int, str]]]] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """The ``--save-predictions`` records: ``doc_key`` (an int sentence index for CoNLL),
-    ``sentences`` and ``predicted_ner`` per sentence as ``[start, end, label]``."""
-    for gold, doc_spans in zip(golds, predicted):
+    ``sentences`` and ``predicted_ner`` per sentence as ``[start, end, label]`` (and, when
+    ``relations`` are given, ``predicted_relations`` per sentence as ``[s1, e1, s2, e2, label]``)."""
+    for n, (gold, doc_spans) in enumerate(zip(golds, predicted)):
         key: str | int = int(gold.key) if fmt == "conll" and gold.key.isdigit() else gold.key
-        yield {
+        record = {
             "doc_key": key,
             "sentences": gold.sentences,
             "predicted_ner": [[[s, e, label] for s, e, label in spans] for spans in doc_spans],
         }
+        if relations is not None:
+            record["predicted_relations"] = [[list(r) for r in rels] for rels in relations[n]]
+        yield record
 
 
 def write_predictions(
@@ -386,10 +434,11 @@ def write_predictions(
     golds: Sequence[GoldDoc],
     predicted: Sequence[list[list[Span]]],
     fmt: str,
+    relations: Sequence[Sequence[Iterable[tuple[int, int, int, int, str]]]] | None = None,
 ) -> None:
     """Write one JSON object per document (see :func:`prediction_records`)."""
     with Path(path).open("w", encoding="utf-8") as handle:
-        for record in prediction_records(golds, predicted, fmt):
+        for record in prediction_records(golds, predicted, fmt, relations):
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
@@ -416,6 +465,22 @@ def render_table(result: dict[str, Any]) -> Any:
     return table
 
 
+def render_relations_table(result: dict[str, Any]) -> Any:
+    """A rich ``Table`` of per-label and micro relation P/R/F1 (both spans exact and label), or None."""
+    from rich.table import Table
+
+    rel = result.get("relations")
+    if not rel:
+        return None
+    table = Table(title="relations (both spans exact and label)")
+    for column in ("relation", "P", "R", "F1", "tp", "fp", "fn"):
+        table.add_column(column, justify="left" if column == "relation" else "right")
+    for label, s in [*rel["per_type"].items(), ("micro", rel)]:
+        table.add_row(label, f"{100 * s['p']:.1f}", f"{100 * s['r']:.1f}", f"{100 * s['f']:.1f}",
+                      str(s["tp"]), str(s["fp"]), str(s["fn"]), style="bold" if label == "micro" else None)
+    return table
+
+
 def eval_cli(
     gold: Path,
     fmt: str = "scierc",
@@ -436,9 +501,16 @@ def eval_cli(
         from kg.errors import ModelError
 
         raise ModelError("no trained pipeline is shipped in extractors/models/sci_ner; run `kg train` or pass --model")
+    if fmt == "scierc" and "kg_relations" not in nlp.pipe_names:
+        from extractors.relations import MODEL_DIR as RELATIONS_DIR
+
+        if (RELATIONS_DIR / "model.json").exists():
+            nlp.add_pipe("kg_relations")
     result = evaluate(gold, fmt, nlp, save_predictions=save_predictions)
     if as_json:
         print(json.dumps(result))
     else:
         Console().print(render_table(result))
+        if result.get("relations"):
+            Console().print(render_relations_table(result))
     return result

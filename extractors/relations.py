@@ -1,0 +1,376 @@
+"""Typed relations between entity mentions (SciERC's seven labels) from a span-pair classifier.
+
+Every unordered pair of non-overlapping entity spans in one sentence is one candidate. A
+multinomial logistic regression over sparse features of the pair (both labels, head and edge words,
+the words between them, distance, the entities between them, cue words) chooses one of
+``2 * 7 + 1`` classes: a relation label with its direction (``>``: the first span in the text is
+the head; ``<``: the second is) or ``NONE``. Training lives in :mod:`extractors.relations_train`;
+this module holds the pure helpers and the ``kg_relations`` pipeline component.
+
+The component writes plain data to ``doc.user_data`` (so multiprocessing ``nlp.pipe`` keeps it):
+
+- ``"kg_span_relations"``: every predicted relation between the candidate spans (statistical spans
+  and kg mentions), ``[head_start, head_end, tail_start, tail_end, label, score]`` in token offsets
+  (end exclusive); ``kg eval`` scores these;
+- ``"kg_relations"``: the product relations, whose both ends are ``doc.user_data["kg_mentions"]``,
+  as ``{"head": [start_char, end_char], "tail": [...], "label", "score", "extractor": "relations"}``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from spacy.language import Language
+from spacy.tokens import Doc
+
+__all__ = [
+    "RELATION_LABELS",
+    "SYMMETRIC_LABELS",
+    "NONE",
+    "RELATIONS_KEY",
+    "SPAN_RELATIONS_KEY",
+    "MODEL_DIR",
+    "EntSpan",
+    "RelationModel",
+    "pair_features",
+    "sentence_candidates",
+    "predict_sentence",
+    "decode_class",
+    "same_concept",
+    "RelationExtractor",
+]
+
+RELATION_LABELS: tuple[str, ...] = (
+    "USED-FOR",
+    "EVALUATE-FOR",
+    "FEATURE-OF",
+    "HYPONYM-OF",
+    "PART-OF",
+    "COMPARE",
+    "CONJUNCTION",
+)
+#: Labels whose two ends can be swapped; SciERC writes them mostly in text order.
+SYMMETRIC_LABELS: frozenset[str] = frozenset({"COMPARE", "CONJUNCTION"})
+NONE = "NONE"
+RELATIONS_KEY = "kg_relations"
+SPAN_RELATIONS_KEY = "kg_span_relations"
+MENTIONS_KEY = "kg_mentions"
+#: The trained model shipped as package data.
+MODEL_DIR = Path(__file__).parent / "models" / "relations"
+#: Product mention labels -> the SciERC labels the classifier was trained on.
+PRODUCT_TO_SCIERC: dict[str, str] = {
+    "METHOD": "Method",
+    "TASK": "Task",
+    "METRIC": "Metric",
+    "DATASET": "Material",
+}
+#: Words between two spans that often decide the relation (conjoined with the pair's labels).
+CUES: tuple[str, ...] = (
+    "for", "on", "than", "such", "of", "and", "or", "in", "to", "by", "with", "from", "as",
+    "using", "use", "used", "based", "compared", "including", "like", "is", "are", "which", "between",
+    "outperforms", "improves", "evaluate", "evaluated", "applied", "into", "over", "via", "e.g.",
+)
+_CUE_SET = frozenset(CUES)
+
+#: An entity span: (start, end, label), token offsets in the document, end exclusive.
+EntSpan = tuple[int, int, str]
+
+
+def _bucket(n: int) -> str:
+    if n <= 4:
+        return str(n)
+    if n <= 7:
+        return "5-7"
+    if n <= 12:
+        return "8-12"
+    return "13+"
+
+
+def pair_features(lower: Sequence[str], sent_start: int, sent_end: int, ents: Sequence[EntSpan],
+                  i: int, j: int) -> list[str]:
+    """Sparse features of the candidate pair ``(ents[i], ents[j])``, ``ents[i]`` first in the text.
+
+    Args:
+        lower: the lower-cased tokens of the whole document.
+        sent_start, sent_end: the sentence's token range (end exclusive).
+        ents: the sentence's entity spans sorted by start (then end), see :func:`sentence_candidates`.
+        i, j: indices into ``ents`` with ``i < j``.
+
+    RETURNS (list[str]): feature names (the classifier ignores the ones it has not seen).
+    """
+    a, b = ents[i], ents[j]
+    la, lb = a[2], b[2]
+    labels = f"{la}|{lb}"
+    ha, hb = lower[a[1] - 1], lower[b[1] - 1]
+    fa, fb = lower[a[0]], lower[b[0]]
+    between = list(lower[a[1]: b[0]]) if a[1] <= b[0] else []
+    nb = len(between)
+    feats = [
+        "bias",
+        "L=" + labels,
+        "La=" + la,
+        "Lb=" + lb,
+        "ha=" + ha,
+        "hb=" + hb,
+        "hab=" + ha + "|" + hb,
+        "fa=" + fa,
+        "fb=" + fb,
+        "Lha=" + la + "|" + ha,
+        "Lhb=" + lb + "|" + hb,
+        "lenA=" + _bucket(a[1] - a[0]),
+        "lenB=" + _bucket(b[1] - b[0]),
+        "dist=" + _bucket(nb),
+        "Ldist=" + labels + "|" + _bucket(nb),
+        "before=" + (lower[a[0] - 1] if a[0] > sent_start else "<s>"),
+        "after=" + (lower[b[1]] if b[1] < sent_end else "</s>"),
+        "afterA=" + (lower[a[1]] if a[1] < sent_end else "</s>"),
+        "beforeB=" + (lower[b[0] - 1] if b[0] > sent_start else "<s>"),
+    ]
+    if a[1] > b[0]:
+        feats.append("overlap")
+    if nb == 0:
+        feats.append("bw=<none>")
+        feats.append("Lbw=" + labels + "|<none>")
+    else:
+        feats.append("bf=" + between[0])
+        feats.append("bl=" + between[-1])
+        feats.append("Lbf=" + labels + "|" + between[0])
+        feats.append("Lbl=" + labels + "|" + between[-1])
+        if nb <= 4:
+            feats.append("bseq=" + " ".join(between))
+            feats.append("Lbseq=" + labels + "|" + " ".join(between))
+        for w in sorted(set(between)):
+            feats.append("bw=" + w)
+            if w in _CUE_SET:
+                feats.append("Lcue=" + labels + "|" + w)
+        for k in range(nb - 1):
+            feats.append("bb=" + between[k] + " " + between[k + 1])
+        joined = " " + " ".join(between) + " "
+        if " such as " in joined:
+            feats.append("cue=such as")
+        if " as well as " in joined:
+            feats.append("cue=as well as")
+    # entities strictly between the pair
+    mids = [e for e in ents[i + 1: j] if e[0] >= a[1] and e[1] <= b[0]]
+    feats.append("nmid=" + _bucket(len(mids)))
+    for e in mids:
+        feats.append("midL=" + e[2])
+    if mids:
+        feats.append("Lnmid=" + labels + "|" + _bucket(len(mids)))
+    else:
+        feats.append("Ladjacent=" + labels)
+    # "we ... A ... B": the authors' own method and what it is for
+    if any(w in ("we", "our") for w in lower[sent_start:a[0]]):
+        feats.append("we_before")
+    return feats
+
+
+def decode_class(name: str) -> tuple[str, bool] | None:
+    """``"USED-FOR>"`` -> ("USED-FOR", True): the first span in the text is the head; ``"NONE"`` -> None."""
+    if name == NONE:
+        return None
+    return name[:-1], name[-1] == ">"
+
+
+@dataclass
+class RelationModel:
+    """A multinomial linear model over sparse binary features.
+
+    Attributes:
+        classes: class names, ``NONE`` first, then ``LABEL>`` / ``LABEL<``.
+        features: feature name -> row of ``weights`` (the intercept is the ``bias`` feature's row).
+        weights: ``(n_features, n_classes)`` float32.
+        threshold: log-odds added to the ``NONE`` score at prediction time (tuned on dev; negative
+            favours recall).
+        meta: training settings and dev scores.
+    """
+
+    classes: list[str]
+    features: dict[str, int]
+    weights: np.ndarray
+    threshold: float = 0.0
+    meta: dict[str, Any] | None = None
+
+    def scores(self, feats: Iterable[str]) -> np.ndarray:
+        """Class probabilities of one candidate (with ``threshold`` applied to ``NONE``)."""
+        return self.batch_scores([feats])[0]
+
+    def batch_scores(self, batch: Sequence[Iterable[str]]) -> np.ndarray:
+        """Class probabilities of several candidates, ``(len(batch), n_classes)``, in one gather."""
+        index = self.features
+        rows: list[int] = []
+        starts: list[int] = []
+        for feats in batch:
+            starts.append(len(rows))
+            rows.extend({index[f] for f in feats if f in index})
+        z = np.zeros((len(batch), len(self.classes)))
+        if rows:
+            nonempty = [k for k in range(len(batch)) if (starts[k + 1] if k + 1 < len(batch) else len(rows)) > starts[k]]
+            sums = np.add.reduceat(self.weights[rows].astype(np.float64), [starts[k] for k in nonempty], axis=0)
+            z[nonempty] = sums
+        z[:, 0] += self.threshold
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def to_disk(self, path: str | Path) -> None:
+        """Write ``weights.npz`` (float16), ``features.txt`` (one name a line) and ``model.json``."""
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        names = sorted(self.features, key=self.features.__getitem__)
+        np.savez_compressed(path / "weights.npz", weights=self.weights.astype(np.float16))
+        (path / "features.txt").write_text("\n".join(names) + "\n", encoding="utf-8")
+        cfg = {"classes": self.classes, "threshold": self.threshold, "meta": self.meta or {}}
+        (path / "model.json").write_text(json.dumps(cfg, indent=2) + "\n", encoding="utf-8")
+
+    @classmethod
+    def from_disk(cls, path: str | Path) -> RelationModel:
+        """Read a model written by :meth:`to_disk`.
+
+        Raises:
+            ModelError: the directory holds no model, or its parts do not agree.
+        """
+        from kg.errors import ModelError
+
+        path = Path(path)
+        if not (path / "model.json").exists():
+            raise ModelError(f"{path}: no relation model here (model.json missing); "
+                             "run `python -m extractors.relations_train`")
+        cfg = json.loads((path / "model.json").read_text(encoding="utf-8"))
+        names = (path / "features.txt").read_text(encoding="utf-8").split("\n")[:-1]
+        with np.load(path / "weights.npz") as data:
+            weights = data["weights"].astype(np.float32)
+        if weights.shape != (len(names), len(cfg["classes"])):
+            raise ModelError(f"{path}: weights {weights.shape} do not match {len(names)} features "
+                             f"and {len(cfg['classes'])} classes")
+        return cls(list(cfg["classes"]), {n: k for k, n in enumerate(names)}, weights,
+                   float(cfg["threshold"]), cfg.get("meta") or {})
+
+
+def sentence_candidates(ents: Iterable[EntSpan]) -> list[EntSpan]:
+    """One sentence's entity spans, deduplicated by span (first label wins), sorted by position."""
+    seen: dict[tuple[int, int], str] = {}
+    for s, e, label in ents:
+        seen.setdefault((s, e), label)
+    return sorted((s, e, label) for (s, e), label in seen.items())
+
+
+def predict_sentence(model: RelationModel, lower: Sequence[str], sent_start: int, sent_end: int,
+                     ents: Iterable[EntSpan]) -> list[tuple[EntSpan, EntSpan, str, float]]:
+    """Relations in one sentence: ``(head, tail, label, probability)``, at most one per pair of
+    spans; overlapping spans are never paired."""
+    spans = sentence_candidates(ents)
+    pairs = [(i, j) for i in range(len(spans)) for j in range(i + 1, len(spans)) if spans[i][1] <= spans[j][0]]
+    if not pairs:
+        return []
+    probs = model.batch_scores([pair_features(lower, sent_start, sent_end, spans, i, j) for i, j in pairs])
+    out: list[tuple[EntSpan, EntSpan, str, float]] = []
+    for (i, j), p in zip(pairs, probs):
+        k = int(p.argmax())
+        decoded = decode_class(model.classes[k])
+        if decoded is None:
+            continue
+        label, forward = decoded
+        head, tail = (spans[i], spans[j]) if forward else (spans[j], spans[i])
+        out.append((head, tail, label, float(p[k])))
+    return out
+
+
+def same_concept(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two mention records name one concept: the same text, or an acronym and its long
+    form ("Neural Additive Models (NAMs)"); no relation is emitted between them."""
+    ta, tb = a.get("text", "").lower(), b.get("text", "").lower()
+    if ta == tb:
+        return True
+    forms_a = {str(a.get(k) or "").lower() for k in ("long_form", "short_form", "canonical")} - {""}
+    forms_b = {str(b.get(k) or "").lower() for k in ("long_form", "short_form", "canonical")} - {""}
+    same_canonical = bool(a.get("canonical")) and a.get("canonical") == b.get("canonical")
+    return same_canonical or tb in forms_a or ta in forms_b
+
+
+class RelationExtractor:
+    """Pipeline component: relations between the statistical spans and the kg mentions of a doc."""
+
+    def __init__(self, nlp: Language, name: str = "kg_relations", *, model_path: str | None = None,
+                 spans_key: str | None = None, min_score: float = 0.5):
+        self.name = name
+        self.spans_key = spans_key
+        self.min_score = min_score
+        self.model = RelationModel.from_disk(model_path or MODEL_DIR)
+
+    def candidate_spans(self, doc: Doc) -> tuple[list[EntSpan], dict[tuple[int, int], dict[str, Any]]]:
+        """Candidate spans (token offsets, SciERC labels) and which of them are kg mentions
+        (token span -> the mention record).
+
+        A statistical span keeps its own label; a kg mention that no statistical span matches gets
+        its product label mapped to SciERC's; a statistical span overlapping a kg mention is dropped.
+        """
+        mentions: dict[tuple[int, int], dict[str, Any]] = {}
+        labels: dict[tuple[int, int], str] = {}
+        taken = [False] * len(doc)
+        for record in doc.user_data.get(MENTIONS_KEY, []):
+            span = doc.char_span(record["start"], record["end"], alignment_mode="contract")
+            if span is None or not len(span):
+                continue
+            mentions[(span.start, span.end)] = record
+            labels[(span.start, span.end)] = PRODUCT_TO_SCIERC.get(record["label"], record["label"])
+            for k in range(span.start, span.end):
+                taken[k] = True
+        if self.spans_key is not None:
+            statistical = list(doc.spans[self.spans_key]) if self.spans_key in doc.spans else []
+        else:
+            statistical = list(doc.ents)
+        for span in statistical:
+            key = (span.start, span.end)
+            if key in mentions or not any(taken[span.start: span.end]):
+                labels[key] = PRODUCT_TO_SCIERC.get(span.label_, span.label_)
+        return [(s, e, label) for (s, e), label in sorted(labels.items())], mentions
+
+    def __call__(self, doc: Doc) -> Doc:
+        spans, mentions = self.candidate_spans(doc)
+        found: list[list[Any]] = []
+        product: list[dict[str, Any]] = []
+        if len(spans) > 1:
+            lower = [t.lower_ for t in doc]
+            bounds = [(s.start, s.end) for s in doc.sents] if doc.has_annotation("SENT_START") else [(0, len(doc))]
+            for start, end in bounds:
+                inside = [sp for sp in spans if sp[0] >= start and sp[1] <= end]
+                if len(inside) < 2:
+                    continue
+                for head, tail, label, score in predict_sentence(self.model, lower, start, end, inside):
+                    found.append([head[0], head[1], tail[0], tail[1], label, round(score, 4)])
+                    h, t = mentions.get(head[:2]), mentions.get(tail[:2])
+                    if h is None or t is None or score < self.min_score or same_concept(h, t):
+                        continue
+                    product.append({"head": [h["start"], h["end"]], "tail": [t["start"], t["end"]],
+                                    "label": label, "score": round(score, 4), "extractor": "relations"})
+        doc.user_data[SPAN_RELATIONS_KEY] = found
+        doc.user_data[RELATIONS_KEY] = product
+        return doc
+
+    def to_disk(self, path, *, exclude=tuple()):  # noqa: D102
+        self.model.to_disk(path)
+
+    def from_disk(self, path, *, exclude=tuple()):  # noqa: D102
+        self.model = RelationModel.from_disk(path)
+        return self
+
+
+@Language.factory("kg_relations", default_config={"model_path": None, "spans_key": None, "min_score": 0.5})
+def make_relation_extractor(nlp: Language, name: str, model_path: str | None,
+                            spans_key: str | None, min_score: float) -> RelationExtractor:
+    """The ``kg_relations`` component.
+
+    model_path (str | None): a relation model directory; None for the one shipped in
+        ``extractors/models/relations``.
+    spans_key (str | None): read statistical spans from ``doc.spans[spans_key]`` instead of ``doc.ents``.
+    min_score (float): the least probability of a product relation (``doc.user_data["kg_relations"]``);
+        ``kg_span_relations``, which ``kg eval`` scores, keeps every prediction. Defaults to 0.5.
+    RETURNS (RelationExtractor): the component.
+    """
+    return RelationExtractor(nlp, name, model_path=model_path, spans_key=spans_key, min_score=min_score)
