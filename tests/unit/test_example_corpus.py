@@ -59,6 +59,11 @@ def test_every_paper_entity_edge_points_back_to_its_sentence(example_graph):
     for u, v, key, data in G.edges(keys=True, data=True):
         if key == "RELATED_TO":
             continue
+        if G.nodes[u]["label"] != "Paper":  # entity -> entity: evidence names its papers
+            for ev in data["evidence"]:
+                assert ev["sentence"] in G.nodes[f"paper:{ev['paper_id']}"]["abstract"]
+                assert ev["paper_id"] in data["papers"]
+            continue
         abstract = G.nodes[u]["abstract"]
         for ev in data["evidence"]:
             assert abstract[ev["start"]:ev["end"]] == ev["text"]
