@@ -15,7 +15,7 @@ from pathlib import Path
 
 import spacy
 from spacy.language import Language
-from spacy.util import compile_suffix_regex
+from spacy.util import compile_infix_regex, compile_suffix_regex
 
 from kg.errors import ModelError
 from kg.model import Mention, Paper, RelationMention
@@ -73,9 +73,12 @@ def load_pipeline(name_or_path: str | Path | None = None, *, rules: bool = True,
 
 def tune_tokenizer(nlp: Language) -> Language:
     """Keep names that end in a size in one token ("LAION-400M", "Qwen-7B"; spaCy splits "M" off
-    as a unit) and split a sentence's full stop off them."""
-    suffixes = list(nlp.Defaults.suffixes) + [r"(?<=\d[kKMBbx%])\."]
+    as a unit), split a sentence's full stop off them and off camel-case names ("MoE."), and split
+    "(LLMs)-based" so the acronym stands alone."""
+    suffixes = list(nlp.Defaults.suffixes) + [r"(?<=\d[kKMBbx%])\.", r"(?<=[a-z][A-Z])\."]
     nlp.tokenizer.suffix_search = compile_suffix_regex(suffixes).search
+    infixes = list(nlp.Defaults.infixes) + [r"\)(?=[-\u2013\u2014]\w)", r"(?<=\))[-\u2013\u2014](?=\w)"]
+    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
     default = nlp.tokenizer.token_match
     pattern = _SIZED_NAME.pattern
     if default is not None and getattr(default, "__self__", None) is not None:

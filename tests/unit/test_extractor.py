@@ -65,3 +65,10 @@ def test_pipeline_with_rules_saves_and_loads_with_plain_spacy_load(tmp_path):
     doc = loaded("Web-scale datasets such as LAION-400M. We use large language models (LLMs).")
     found = {(m["text"], m["label"]) for m in doc.user_data["kg_mentions"]}
     assert {("LAION-400M", "DATASET"), ("LLMs", "METHOD"), ("large language models", "METHOD")} <= found
+
+
+def test_acronym_glued_to_a_suffix_is_still_its_own_mention(nlp):
+    found = mentions(nlp, "We use large language models (LLMs)-based agents and Mixture of Experts (MoE). MoE.")
+    texts = [m.text for m in found]
+    assert "LLMs" in texts and "LLMs)-based" not in texts
+    assert "MoE." not in texts and texts.count("MoE") == 2
