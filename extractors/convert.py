@@ -43,35 +43,17 @@ SCIREX_TO_MODEL: dict[str, str] = {
     "Material": "DATASET",
 }
 
-_DATASET_HEADS = {
-    "corpus",
-    "corpora",
-    "dataset",
-    "datasets",
-    "treebank",
-    "benchmark",
-    "benchmarks",
-    "database",
-    "collection",
-    "bank",
-    "challenge",
-    "task",
-    "tasks",
-    "track",
-}
+_BRACKETS = {"-LRB-", "-RRB-", "-LSB-", "-RSB-", "-LCB-", "-RCB-"}
 
 
 def is_dataset_name(words: list[str]) -> bool:
     """A guess whether a SciERC Material span names a data set (not "images" or "speech data").
 
     True when it has a digit or an upper-case letter after the first character of a word (TREC,
-    ATIS, WSJ, MUC-6), a capitalised word beyond the first one, or ends in a data-set head word.
+    ATIS, WSJ, MUC-6, WordNet) or a capitalised word beyond the first one (Penn Treebank); plain
+    phrases ("parallel corpus", "images") stay Material.
     """
-    if not words:
-        return False
-    if words[-1].lower() in _DATASET_HEADS and len(words) > 1:
-        return True
-    for i, word in enumerate(words):
+    for i, word in enumerate(w for w in words if w not in _BRACKETS):
         if any(ch.isdigit() for ch in word):
             return True
         if any(ch.isupper() for ch in word[1:]):
@@ -99,12 +81,15 @@ def gold_to_doc(
     label_map: Mapping[str, str] | None = None,
     *,
     partial: bool = False,
+    missing: Iterable[tuple[int, int]] = (),
 ) -> Any:
     """A ``Doc`` over the gold tokens with its (non-overlapping) spans as ``doc.ents``.
 
     label_map: gold label -> model label; a label it lacks is dropped (with ``partial`` its tokens
         become missing).
     partial (bool): tokens outside any span are missing rather than ``O``.
+    missing: ``(start, end)`` token ranges (end inclusive) outside the gold spans that are missing
+        rather than ``O`` (where the data set is silent about a label it does not annotate).
     """
     from spacy.tokens import Span
 
@@ -115,7 +100,13 @@ def gold_to_doc(
         if mapped:
             spans.append((s, e, mapped))
     ents = [Span(doc, s, e + 1, label=label) for s, e, label in longest_spans(spans)]
-    doc.set_ents(ents, default="missing" if partial else "outside")
+    taken = {i for span in ents for i in range(span.start, span.end)}
+    unknown = [
+        Span(doc, s, e + 1)
+        for s, e in missing
+        if not any(i in taken for i in range(s, e + 1))
+    ]
+    doc.set_ents(ents, missing=unknown, default="missing" if partial else "outside")
     return doc
 
 
@@ -144,12 +135,26 @@ def conll_docs(
     label_map: Mapping[str, str] = TDMSCI_TO_MODEL,
     partial: bool = True,
     keep: Iterable[int] | None = None,
+    mask_nlp: Any = None,
+    mask_labels: Iterable[str] = ("Method", "OtherScientificTerm", "Generic", "Material"),
 ) -> Iterator[Any]:
-    """TDMSci sentences; ``keep`` restricts to these sentence indices (for cross-validation folds)."""
+    """TDMSci sentences; ``keep`` restricts to these sentence indices (for cross-validation folds).
+
+    mask_nlp: a trained pipeline; when given, tokens are ``O`` (TDMSci's own notion of what is not a
+        task, data set or metric) except where ``mask_nlp`` finds a span labelled one of
+        ``mask_labels`` (labels TDMSci does not annotate), which are missing. ``partial`` is then ignored.
+    """
     wanted = set(keep) if keep is not None else None
-    for gold in read_conll(path):
-        if wanted is None or int(gold.key) in wanted:
+    golds = [g for g in read_conll(path) if wanted is None or int(g.key) in wanted]
+    if mask_nlp is None:
+        for gold in golds:
             yield gold_to_doc(vocab, gold, label_map, partial=partial)
+        return
+    masked = set(mask_labels)
+    docs = (to_spacy_doc(mask_nlp.vocab, gold) for gold in golds)
+    for gold, predicted in zip(golds, mask_nlp.pipe(docs, batch_size=256)):
+        unknown = [(e.start, e.end - 1) for e in predicted.ents if e.label_ in masked]
+        yield gold_to_doc(vocab, gold, label_map, missing=unknown)
 
 
 def scirex_docs(
@@ -160,11 +165,28 @@ def scirex_docs(
     sample: float = 1.0,
     seed: int = 0,
     max_sentence_tokens: int = 120,
+    mask_nlp: Any = None,
+    mask_labels: Iterable[str] = ("OtherScientificTerm", "Generic", "Material"),
 ) -> Iterator[Any]:
     """SciREX sentences that hold at least one mention, as partially annotated docs.
 
     sample (float): keep this fraction of those sentences (seeded).
+    mask_nlp: a trained pipeline; when given, unlabelled tokens are ``O`` except where it finds a
+        span labelled one of ``mask_labels`` (which SciREX does not annotate), which are missing.
     """
+    if mask_nlp is not None:
+        golds = list(_scirex_golds(path, sample, seed, max_sentence_tokens))
+        masked = set(mask_labels)
+        docs = (to_spacy_doc(mask_nlp.vocab, gold) for gold in golds)
+        for gold, predicted in zip(golds, mask_nlp.pipe(docs, batch_size=256)):
+            unknown = [(e.start, e.end - 1) for e in predicted.ents if e.label_ in masked]
+            yield gold_to_doc(vocab, gold, label_map, missing=unknown)
+        return
+    for gold in _scirex_golds(path, sample, seed, max_sentence_tokens):
+        yield gold_to_doc(vocab, gold, label_map, partial=True)
+
+
+def _scirex_golds(path: str | Path, sample: float, seed: int, max_sentence_tokens: int) -> Iterator[GoldDoc]:
     rng = random.Random(seed)
     with Path(path).open(encoding="utf-8") as handle:
         for line in handle:
@@ -177,12 +199,11 @@ def scirex_docs(
                 inside = [(s, e, l) for s, e, l in mentions if start <= s and e <= end]
                 if not inside or end - start > max_sentence_tokens or rng.random() >= sample:
                     continue
-                gold = GoldDoc(
+                yield GoldDoc(
                     f"{record['doc_id']}:{start}",
                     [words[start:end]],
                     [[(s - start, e - start - 1, l) for s, e, l in inside]],
                 )
-                yield gold_to_doc(vocab, gold, label_map, partial=True)
 
 
 def write_docbin(docs: Iterable[Any], path: str | Path) -> int:

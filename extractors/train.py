@@ -42,9 +42,12 @@ DEFAULTS: dict[str, Any] = {
     "scirex_sample": 0.0,
     "tdmsci": True,
     "dataset_label": True,
-    "vectors": False,
+    "vectors": True,
+    "tdmsci_mask": "auto",
     "seed": 0,
 }
+#: Steps of the stage-1 model that masks TDMSci (see ``train``).
+STAGE1_STEPS = 2000
 
 
 def default_data_dir() -> Path:
@@ -63,23 +66,30 @@ def build_corpora(
     tdmsci_keep: set[int] | None = None,
     scirex_sample: float = 0.0,
     dataset_label: bool = True,
+    tdmsci_mask: Path | None = None,
     seed: int = 0,
 ) -> dict[str, Path]:
     """Write ``train.spacy`` (SciERC train [+ TDMSci] [+ a SciREX sample]) and ``dev.spacy`` (SciERC dev).
 
-    RETURNS (dict): {"train": path, "dev": path} and the number of docs of each source in the log.
+    tdmsci_mask: a trained pipeline whose Method/OST/Generic/Material spans are missing in TDMSci
+        sentences (OST/Generic/Material in SciREX ones), every other unlabelled token being ``O``
+        (else all unlabelled tokens of those sources are missing).
+    RETURNS (dict): {"train": path, "dev": path}.
     """
     import spacy
 
     vocab = spacy.blank("en").vocab
+    mask_nlp = spacy.load(tdmsci_mask) if tdmsci_mask else None
     out_dir.mkdir(parents=True, exist_ok=True)
 
     def train_docs() -> Iterator[Any]:
         yield from scierc_docs(data_dir / "scierc" / "train.json", vocab, dataset_label=dataset_label)
         if tdmsci:
-            yield from conll_docs(data_dir / "tdmsci" / "train.conll", vocab, keep=tdmsci_keep)
+            yield from conll_docs(data_dir / "tdmsci" / "train.conll", vocab, keep=tdmsci_keep, mask_nlp=mask_nlp)
         if scirex_sample > 0:
-            yield from scirex_docs(data_dir / "scirex" / "train.jsonl", vocab, sample=scirex_sample, seed=seed)
+            yield from scirex_docs(
+                data_dir / "scirex" / "train.jsonl", vocab, sample=scirex_sample, seed=seed, mask_nlp=mask_nlp
+            )
 
     paths = {"train": out_dir / "train.spacy", "dev": out_dir / "dev.spacy"}
     n_train = write_docbin(train_docs(), paths["train"])
@@ -127,42 +137,36 @@ def train_vectors(
     out_dir: Path,
     *,
     dim: int = 100,
-    bucket: int = 20000,
+    rows: int = 20000,
     epoch: int = 5,
     seed: int = 0,
 ) -> Path:
-    """Train compact floret vectors (hashed subwords, ``bucket`` rows) and return a spaCy vectors dir.
+    """Train small in-domain word vectors (fastText CBOW through the ``floret`` package, one thread,
+    seeded) and return a blank spaCy pipeline directory holding the ``rows`` most frequent words,
+    keyed by their lower-case form (``attr=LOWER``): 20,000 x 100 floats, about 8 MB.
 
-    Needs the ``floret`` package (``pip install floret``); the result is used with ``attr=LOWER``.
+    Hashed-subword (floret) vectors were tried first and cost about ten times more CPU to train.
     """
     import floret  # type: ignore[import-not-found]
-    from spacy.cli.init_pipeline import init_vectors_cli  # noqa: F401  (checks spaCy has it)
-    from spacy.training.initialize import convert_vectors
     import spacy
+    from spacy.training.initialize import convert_vectors
 
     out_dir.mkdir(parents=True, exist_ok=True)
     text = out_dir / "text.txt"
     if not text.exists():
         print(f"vectors: {vector_text(data_dir, text)} tokens of text")
     model = floret.train_unsupervised(
-        str(text),
-        model="cbow",
-        mode="floret",
-        hashCount=2,
-        bucket=bucket,
-        minn=4,
-        maxn=5,
-        minCount=5,
-        dim=dim,
-        epoch=epoch,
-        thread=1,
-        seed=seed,
-        verbose=0,
+        str(text), model="cbow", mode="fasttext", minn=0, maxn=0, minCount=5, dim=dim, epoch=epoch,
+        ws=5, thread=1, seed=seed, verbose=0,
     )
-    floret_path = out_dir / "vectors.floret"
-    model.save_floret_vectors(str(floret_path))
+    vec_path = out_dir / "vectors.vec"
+    words = model.get_words()[:rows]
+    with vec_path.open("w", encoding="utf-8") as out:
+        out.write(f"{len(words)} {dim}\n")
+        for word in words:
+            out.write(word + " " + " ".join(f"{x:.5f}" for x in model.get_word_vector(word)) + "\n")
     nlp = spacy.blank("en")
-    convert_vectors(nlp, floret_path, truncate=0, prune=-1, mode="floret", attr="LOWER")
+    convert_vectors(nlp, vec_path, truncate=0, prune=-1, mode="default", attr="LOWER")
     vectors_dir = out_dir / "pipeline"
     nlp.to_disk(vectors_dir)
     return vectors_dir
@@ -191,7 +195,8 @@ def train(
     tdmsci_keep: set[int] | None = None,
     scirex_sample: float = DEFAULTS["scirex_sample"],
     dataset_label: bool = DEFAULTS["dataset_label"],
-    vectors: bool = DEFAULTS["vectors"],
+    vectors: bool | Path = DEFAULTS["vectors"],
+    tdmsci_mask: Path | str | None = DEFAULTS["tdmsci_mask"],
     seed: int = DEFAULTS["seed"],
 ) -> dict[str, Any]:
     """Train the pipeline and copy the best one to ``output``.
@@ -203,6 +208,28 @@ def train(
     data_dir = data_dir or default_data_dir()
     started = time.time()
     work = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="kg-train-"))
+    vectors_dir: Path | None = None
+    if vectors:
+        vectors_dir = vectors if isinstance(vectors, Path) else train_vectors(data_dir, work / "vectors", seed=seed)
+    if tdmsci and tdmsci_mask == "auto":
+        # stage 1: SciERC + TDMSci with unlabelled tokens missing; its Method/OST/Generic/Material
+        # predictions then mark what TDMSci is silent about, and everything else there becomes O.
+        stage1 = work / "stage1"
+        train(
+            stage1,
+            data_dir,
+            config=config,
+            work_dir=work / "stage1-work",
+            overrides={**(overrides or {}), "training.max_steps": STAGE1_STEPS},
+            tdmsci=True,
+            tdmsci_keep=tdmsci_keep,
+            scirex_sample=0.0,
+            dataset_label=dataset_label,
+            vectors=vectors_dir or False,
+            tdmsci_mask=None,
+            seed=seed,
+        )
+        tdmsci_mask = stage1
     paths = build_corpora(
         data_dir,
         work / "corpus",
@@ -210,6 +237,7 @@ def train(
         tdmsci_keep=tdmsci_keep,
         scirex_sample=scirex_sample,
         dataset_label=dataset_label,
+        tdmsci_mask=Path(tdmsci_mask) if tdmsci_mask else None,
         seed=seed,
     )
     settings: dict[str, Any] = {
@@ -217,8 +245,8 @@ def train(
         "paths.dev": str(paths["dev"]),
         "system.seed": seed,
     }
-    if vectors:
-        settings["paths.vectors"] = str(train_vectors(data_dir, work / "vectors", seed=seed))
+    if vectors_dir is not None:
+        settings["paths.vectors"] = str(vectors_dir)
         settings["components.tok2vec.model.embed.include_static_vectors"] = True
     settings.update(overrides or {})
     spacy_train(config, work / "model", overrides=settings, use_gpu=-1)

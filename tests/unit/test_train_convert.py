@@ -48,7 +48,8 @@ def test_is_dataset_name_tells_named_corpora_from_plain_materials():
     assert is_dataset_name(["Penn", "Treebank"])
     assert is_dataset_name(["MUC-6"])
     assert is_dataset_name(["TREC"])
-    assert is_dataset_name(["parallel", "corpus"])
+    assert is_dataset_name(["WordNet"])
+    assert not is_dataset_name(["parallel", "corpus"])
     assert not is_dataset_name(["images"])
     assert not is_dataset_name(["speech", "data"])
 
