@@ -54,6 +54,8 @@ error errors loss objective policy policies agent agents layer layers generation
 detection prediction estimation optimization search reasoning understanding planning alignment
 compression simulation discovery verification editing tracking retrieval translation recognition
 segmentation synthesis reconstruction navigation sota state-of-the-art work works paper study
+robustness scalability complexity efficiency effectiveness generalization cost costs flexibility
+stability interpretability fidelity quality diversity speed overhead
 """
 _GENERIC_MULTI = """
 baseline method | baseline methods | prior work | state of the art | state-of-the-art methods
@@ -71,6 +73,9 @@ challenging benchmarks | popular benchmarks | synthetic datasets | synthetic dat
 generative models | generative model | baseline models | existing models | existing methods
 prior methods | previous methods | existing approaches | current methods | training method
 optimization method | optimization methods | optimization algorithm | optimization algorithms
+computational efficiency | computational complexity | computational cost | computational costs
+computational overhead | time complexity | sample complexity | memory footprint | memory cost
+generalization ability | generalization performance | convergence performance
 """
 
 _GENERIC_SINGLE = frozenset(_GENERIC_WORDS.split())

@@ -43,15 +43,22 @@ NER_LABEL_MAP: dict[str, str | None] = {
     "Material": "DATASET", "DATASET": "DATASET", "Dataset": "DATASET", "MATERIAL": "DATASET",
     "OtherScientificTerm": None, "Generic": None,
 }
-_DATASETISH = re.compile(r"[A-Z0-9]|\b(?:dataset|datasets|benchmark|benchmarks|corpus|corpora|treebank|suite)\b")
+_DATA_HEAD = re.compile(r"\b(?:dataset|datasets|benchmark|benchmarks|corpus|corpora|treebank|suite)$", re.I)
+_NAME_TOKEN = re.compile(r"^(?=.*[A-Z])(?=.*(?:[a-z].*[A-Z]|\d|[A-Z]{2}))[A-Za-z0-9][\w\-+.]{2,}$")
+_NOT_DATA = frozenset("GPU GPUs CPU CPUs TPU TPUs API APIs LLM LLMs AI ML NLP CV RL".split())
 
 
 def map_ner_label(label: str, text: str) -> str | None:
-    """Product label for a statistical span; Material counts only when it names a data set
-    ("ImageNet", "the WMT corpus"), not "images" or "speech data"."""
+    """Product label for a statistical span. A data set needs a name: one token shaped like one
+    ("ImageNet", "CIFAR-10", "MMLU") or a phrase ending in a data head noun ("the WMT corpus");
+    "images", "speech data", "3D domain" or "GPU" are materials, not data sets."""
     mapped = NER_LABEL_MAP.get(label)
-    if mapped == "DATASET" and label in {"Material", "MATERIAL"} and not _DATASETISH.search(text):
-        return None
+    if mapped == "DATASET":
+        words = text.split()
+        named = len(words) == 1 and bool(_NAME_TOKEN.match(text)) and text not in _NOT_DATA
+        headed = len(words) > 1 and bool(_DATA_HEAD.search(text)) and any(not w.islower() for w in words[:-1])
+        if not (named or headed):
+            return None
     return mapped
 
 
