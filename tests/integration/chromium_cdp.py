@@ -152,11 +152,11 @@ class _Pipe:
 
 
 class Browser:
-    """One headless Chromium with a fresh profile; use as a context manager.
+    """One headless Chromium with a fresh profile; use as a context manager::
 
-    >>> with Browser() as browser:                         # doctest: +SKIP
-    ...     page = browser.new_page()
-    ...     page.goto(Path("graph.html").resolve().as_uri())
+        with Browser() as browser:
+            page = browser.new_page()
+            page.goto(Path("graph.html").resolve().as_uri())
     """
 
     def __init__(self, executable: str | None = None, *, width: int = 1400, height: int = 900) -> None:
