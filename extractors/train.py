@@ -39,11 +39,12 @@ MODEL_DIR = Path(__file__).parent / "models" / "sci_ner"
 
 #: Training recipe of the shipped model (see README's model table for what each part is worth).
 DEFAULTS: dict[str, Any] = {
-    "scirex_sample": 0.0,
+    "scirex_sample": 0.1,
     "tdmsci": True,
     "dataset_label": True,
     "vectors": True,
     "tdmsci_mask": "auto",
+    "scierc_repeat": 1,
     "seed": 0,
 }
 #: Steps of the stage-1 model that masks TDMSci (see ``train``).
@@ -67,6 +68,7 @@ def build_corpora(
     scirex_sample: float = 0.0,
     dataset_label: bool = True,
     tdmsci_mask: Path | None = None,
+    scierc_repeat: int = 1,
     seed: int = 0,
 ) -> dict[str, Path]:
     """Write ``train.spacy`` (SciERC train [+ TDMSci] [+ a SciREX sample]) and ``dev.spacy`` (SciERC dev).
@@ -83,7 +85,8 @@ def build_corpora(
     out_dir.mkdir(parents=True, exist_ok=True)
 
     def train_docs() -> Iterator[Any]:
-        yield from scierc_docs(data_dir / "scierc" / "train.json", vocab, dataset_label=dataset_label)
+        for _ in range(scierc_repeat):  # SciERC's conventions outweigh the partial sources
+            yield from scierc_docs(data_dir / "scierc" / "train.json", vocab, dataset_label=dataset_label)
         if tdmsci:
             yield from conll_docs(data_dir / "tdmsci" / "train.conll", vocab, keep=tdmsci_keep, mask_nlp=mask_nlp)
         if scirex_sample > 0:
@@ -157,7 +160,7 @@ def train_vectors(
         print(f"vectors: {vector_text(data_dir, text)} tokens of text")
     model = floret.train_unsupervised(
         str(text), model="cbow", mode="fasttext", minn=0, maxn=0, minCount=5, dim=dim, epoch=epoch,
-        ws=5, thread=1, seed=seed, verbose=0,
+        ws=5, thread=1, verbose=0,  # one thread: the same vectors on every run
     )
     vec_path = out_dir / "vectors.vec"
     words = model.get_words()[:rows]
@@ -173,15 +176,22 @@ def train_vectors(
 
 
 def _trim(model_dir: Path) -> None:
-    """Drop what a shipped pipeline does not need (training meta stays in meta.json)."""
-    for name in ("tokenizer",):
-        pass  # the tokenizer is needed; nothing else is written by spacy train besides components
+    """Make a trained pipeline fit to ship: no machine paths in its config, a kg name in its meta."""
+    from spacy.util import load_config
+
+    config_path = model_dir / "config.cfg"
+    config = load_config(config_path, interpolate=False)
+    for key in list(config["paths"]):
+        config["paths"][key] = None
+    config.to_disk(config_path)
     meta_path = model_dir / "meta.json"
-    if meta_path.exists():
-        meta = json.loads(meta_path.read_text())
-        meta["name"] = "sci_ner"
-        meta["description"] = "kg scientific-entity NER (SciERC labels + DATASET), trained from shared data"
-        meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+    meta = json.loads(meta_path.read_text())
+    meta["name"] = "sci_ner"
+    meta["description"] = (
+        "kg scientific-entity NER: SciERC's six labels plus DATASET, trained from SciERC, TDMSci, "
+        "SciREX and in-domain word vectors (kg train)"
+    )
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n")
 
 
 def train(
@@ -197,6 +207,7 @@ def train(
     dataset_label: bool = DEFAULTS["dataset_label"],
     vectors: bool | Path = DEFAULTS["vectors"],
     tdmsci_mask: Path | str | None = DEFAULTS["tdmsci_mask"],
+    scierc_repeat: int = DEFAULTS["scierc_repeat"],
     seed: int = DEFAULTS["seed"],
 ) -> dict[str, Any]:
     """Train the pipeline and copy the best one to ``output``.
@@ -238,6 +249,7 @@ def train(
         scirex_sample=scirex_sample,
         dataset_label=dataset_label,
         tdmsci_mask=Path(tdmsci_mask) if tdmsci_mask else None,
+        scierc_repeat=scierc_repeat,
         seed=seed,
     )
     settings: dict[str, Any] = {
