@@ -80,3 +80,27 @@ def test_write_docbin_round_trips(tmp_path):
     back = list(DocBin().from_disk(path).get_docs(vocab))
     assert _ents(back[0])[0] == (2, 4, "Method")
     assert [s.start for s in back[0].sents] == [0, 8]
+
+
+def test_default_data_dir_prefers_the_environment(monkeypatch, tmp_path):
+    from extractors.train import default_data_dir
+
+    monkeypatch.setenv("KG_SHARED_DATA", str(tmp_path))
+    assert default_data_dir() == tmp_path
+    monkeypatch.delenv("KG_SHARED_DATA")
+    assert default_data_dir().parts[-2:] == ("shared", "data")
+
+
+def test_trimmed_pipeline_config_names_no_machine_paths(tmp_path):
+    from spacy.util import load_config
+
+    from extractors.train import _trim
+
+    nlp = spacy.blank("en")
+    nlp.config["paths"]["train"] = str(tmp_path / "train.spacy")
+    nlp.to_disk(tmp_path / "model")
+    _trim(tmp_path / "model")
+    config = load_config(tmp_path / "model" / "config.cfg", interpolate=False)
+    assert set(config["paths"].values()) == {None}
+    assert str(tmp_path) not in (tmp_path / "model" / "config.cfg").read_text()
+    assert spacy.load(tmp_path / "model").meta["name"] == "sci_ner"
