@@ -145,12 +145,17 @@ def train_vectors(
     seed: int = 0,
 ) -> Path:
     """Train small in-domain word vectors (fastText CBOW through the ``floret`` package, one thread,
-    seeded) and return a blank spaCy pipeline directory holding the ``rows`` most frequent words,
+    so the same on every run; ``seed`` is kept for the interface) and return a blank spaCy pipeline directory holding the ``rows`` most frequent words,
     keyed by their lower-case form (``attr=LOWER``): 20,000 x 100 floats, about 8 MB.
 
     Hashed-subword (floret) vectors were tried first and cost about ten times more CPU to train.
     """
-    import floret  # type: ignore[import-not-found]
+    try:
+        import floret  # type: ignore[import-not-found]
+    except ImportError as err:
+        from kg.errors import ModelError
+
+        raise ModelError("kg train needs the floret package for its word vectors: pip install -e .[train]") from err
     import spacy
     from spacy.training.initialize import convert_vectors
 
