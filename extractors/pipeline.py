@@ -24,13 +24,12 @@ from . import acronyms as _acronyms  # noqa: F401  (registers the kg_acronyms fa
 from . import mentions as _mentions  # noqa: F401  (registers kg_mentions)
 from . import relations as _relations  # noqa: F401  (registers kg_relations)
 from .mentions import MENTIONS_KEY
+from .relations import RELATIONS_KEY  # where kg_relations leaves its plain relation records
 from .rules import add_gazetteer
 
 __all__ = ["DEFAULT_MODEL", "RELATIONS_KEY", "Extraction", "shipped_model_path", "load_pipeline", "add_rules",
            "extract", "extract_mentions"]
 
-#: ``doc.user_data`` key where a relation component leaves its plain relation records.
-RELATIONS_KEY = "kg_relations"
 #: Name of the trained pipeline directory inside ``extractors/models``.
 DEFAULT_MODEL = "sci_ner"
 _SIZED_NAME = re.compile(r"^[A-Za-z][\w.]*-\d+(?:\.\d+)?[kKMBbT]$")

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from extractors.relations import RELATION_LABELS
 from kg.errors import CorpusError
 
 __all__ = [
@@ -52,15 +53,7 @@ SCIERC_LABELS: tuple[str, ...] = (
     "Generic",
 )
 TDMSCI_LABELS: tuple[str, ...] = ("TASK", "DATASET", "METRIC")
-SCIERC_RELATION_LABELS: tuple[str, ...] = (
-    "USED-FOR",
-    "EVALUATE-FOR",
-    "FEATURE-OF",
-    "HYPONYM-OF",
-    "PART-OF",
-    "COMPARE",
-    "CONJUNCTION",
-)
+SCIERC_RELATION_LABELS: tuple[str, ...] = RELATION_LABELS  # the relation model speaks SciERC's seven
 
 #: Model label -> gold label, per gold format. A label missing here is not scored (dropped).
 #: The model speaks SciERC's six labels plus DATASET; the product's upper-case labels are accepted too.
