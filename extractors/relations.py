@@ -28,6 +28,8 @@ import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from .mentions import MENTIONS_KEY
+
 __all__ = [
     "RELATION_LABELS",
     "SYMMETRIC_LABELS",
@@ -59,7 +61,6 @@ SYMMETRIC_LABELS: frozenset[str] = frozenset({"COMPARE", "CONJUNCTION"})
 NONE = "NONE"
 RELATIONS_KEY = "kg_relations"
 SPAN_RELATIONS_KEY = "kg_span_relations"
-MENTIONS_KEY = "kg_mentions"
 #: The trained model shipped as package data.
 MODEL_DIR = Path(__file__).parent / "models" / "relations"
 #: Product mention labels -> the SciERC labels the classifier was trained on.

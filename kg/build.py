@@ -19,7 +19,7 @@ from .corpus import CorpusStats, read_corpus
 from .errors import BadRecord
 from .graph import KnowledgeGraph, build_graph
 from .model import Mention, Paper, RelationMention
-from .resolve import ResolutionStats, resolve, resolve_relations
+from .resolve import resolve, resolve_relations
 
 __all__ = ["BuildSummary", "BuildResult", "build", "build_from_papers"]
 
@@ -85,16 +85,12 @@ def build_from_papers(papers: Iterable[Paper], nlp: Language, *, batch_size: int
         entities=stats["entities"],
         mentions_by_label=dict(sorted(by_label.items())),
         edges=stats["edges"],
-        resolution=_resolution_counts(resolution.stats),
+        resolution=asdict(resolution.stats),
         seconds=round(seconds, 3),
         extract_seconds=round(extract_seconds, 3),
         abstracts_per_second=round(len(kept) / seconds, 1) if seconds > 0 else 0.0,
     )
     return BuildResult(graph, summary, resolution.merges())
-
-
-def _resolution_counts(stats: ResolutionStats) -> dict[str, int]:
-    return {k: v for k, v in asdict(stats).items()}
 
 
 def build(inputs: Iterable[str | Path], nlp: Language, *, fmt: str = "auto", fields: dict[str, str] | None = None,
