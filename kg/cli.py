@@ -326,12 +326,20 @@ def eval_command(
     save_predictions: Annotated[Optional[Path], typer.Option("--save-predictions", "-s", help="Write the predictions as JSON lines.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
     model: Annotated[Optional[Path], typer.Option("--model", "-m", help="A spaCy pipeline instead of the shipped one.")] = None,
+    resolution: Annotated[bool, typer.Option("--resolution", help="Score within-document resolution against the gold coreference clusters instead (SciERC).")] = False,
 ) -> None:
     """Score the extractor on a gold file's own tokens: per-label and micro P/R/F1, exact span and label."""
     from .evaluation import FORMATS, eval_cli
 
     if fmt not in FORMATS:
         raise KgError(f"--format {fmt!r} is not supported; use one of {', '.join(FORMATS)}")
+    if resolution:
+        if fmt != "scierc":
+            raise KgError("--resolution needs coreference clusters: use a SciERC file with --format scierc")
+        from .resolution_eval import resolution_cli
+
+        resolution_cli(gold, as_json=as_json, model=str(model) if model else None)
+        return
     eval_cli(gold, fmt, save_predictions=save_predictions, as_json=as_json, model=str(model) if model else None)
 
 

@@ -86,12 +86,14 @@ class GoldDoc:
         sentences: the gold tokens, one list per sentence.
         ner: gold spans per sentence, ``(start, end, label)``, document-level token indices, end inclusive.
         relations: gold relations per sentence, ``(s1, e1, s2, e2, label)`` (SciERC only).
+        clusters: gold coreference clusters, each a list of ``(start, end)`` spans (SciERC only).
     """
 
     key: str
     sentences: list[list[str]]
     ner: list[list[Span]]
     relations: list[list[tuple[int, int, int, int, str]]] = field(default_factory=list)
+    clusters: list[list[tuple[int, int]]] = field(default_factory=list)
 
     @property
     def words(self) -> list[str]:
@@ -191,11 +193,12 @@ def read_scierc(path: str | Path) -> Iterator[GoldDoc]:
                 [(int(a), int(b), int(c), int(d), str(label)) for a, b, c, d, label in rels]
                 for rels in record.get("relations", [])
             ]
+            clusters = [[(int(s), int(e)) for s, e in cluster] for cluster in record.get("clusters", [])]
         except (ValueError, KeyError, TypeError) as err:
             raise CorpusError(f"{path}:{number}: not a SciERC record ({err})") from err
         if len(ner) != len(sentences):
             raise CorpusError(f"{path}:{number}: {len(sentences)} sentences but {len(ner)} ner lists")
-        yield GoldDoc(str(record.get("doc_key", number - 1)), sentences, ner, relations)
+        yield GoldDoc(str(record.get("doc_key", number - 1)), sentences, ner, relations, clusters)
 
 
 def bio_to_spans(tags: Sequence[str], offset: int = 0) -> list[Span]:
