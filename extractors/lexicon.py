@@ -56,6 +56,7 @@ compression simulation discovery verification editing tracking retrieval transla
 segmentation synthesis reconstruction navigation sota state-of-the-art work works paper study
 robustness scalability complexity efficiency effectiveness generalization cost costs flexibility
 stability interpretability fidelity quality diversity speed overhead
+encoder decoder encoders decoders sampling ablation ablations
 """
 _GENERIC_MULTI = """
 baseline method | baseline methods | prior work | state of the art | state-of-the-art methods
@@ -76,6 +77,8 @@ optimization method | optimization methods | optimization algorithm | optimizati
 computational efficiency | computational complexity | computational cost | computational costs
 computational overhead | time complexity | sample complexity | memory footprint | memory cost
 generalization ability | generalization performance | convergence performance
+pretrained model | pretrained models | pre-trained model | pre-trained models | ablation study
+ablation studies | data collection
 """
 
 _GENERIC_SINGLE = frozenset(_GENERIC_WORDS.split())
@@ -168,7 +171,7 @@ def label_for_head(word: str) -> str | None:
 def is_generic(phrase: str) -> bool:
     """True for phrases that name no particular thing ("our method", "this task", "experiments")."""
     text = " ".join(phrase.casefold().replace("-", " - ").split()).replace(" - ", "-")
-    if text in GENERIC_PHRASES:
+    if text in GENERIC_PHRASES or not any(ch.isalpha() for ch in text):  # "39%" names nothing
         return True
     words = text.split()
     if not words:

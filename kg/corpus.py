@@ -46,6 +46,8 @@ _STAR_EMPHASIS = re.compile(r"(?<![\w*\\])\*{1,2}(?=\S)([^*\n]{1,300}?)(?<=\S)\*
 _LATEX_FORMAT = r"\\(?:textbf|textit|texttt|textsc|textrm|emph|mathbf|mathrm|mathit|mathsf|text|underline)"
 _LATEX_WRAPPED = re.compile(r"\$\s*" + _LATEX_FORMAT + r"\{([^{}$]*)\}\s*\$")
 _LATEX_CMD = re.compile(_LATEX_FORMAT + r"\{([^{}$]*)\}")
+_LATEX_TIE = re.compile(r"(?<=[A-Za-z])~(?=[(\[A-Za-z])")  # "Learning~(RL)": a non-breaking space
+_LATEX_ESCAPE = re.compile(r"\\([%&#_$])")  # "39\%"
 
 
 @dataclass
@@ -62,7 +64,8 @@ class CorpusStats:
 
 def normalise_abstract(text: str) -> str:
     """Collapse whitespace; drop markdown emphasis and LaTeX text formatting (``_SSoT_``,
-    ``$\\textbf{FARTrack}$`` -> ``SSoT``, ``FARTrack``).
+    ``$\\textbf{FARTrack}$`` -> ``SSoT``, ``FARTrack``), LaTeX ties and escapes (``Learning~(RL)``,
+    ``39\\%`` -> ``Learning (RL)``, ``39%``).
 
     Extraction and char offsets refer to this normalised text, so it is what the graph stores.
     """
@@ -70,6 +73,7 @@ def normalise_abstract(text: str) -> str:
     text = _LATEX_CMD.sub(r"\1", text)
     text = _EMPHASIS.sub(r"\1", text)
     text = _STAR_EMPHASIS.sub(r"\1", text)
+    text = _LATEX_ESCAPE.sub(r"\1", _LATEX_TIE.sub(" ", text))
     return _WS.sub(" ", text).strip()
 
 

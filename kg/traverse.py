@@ -140,8 +140,10 @@ def ego(G: nx.MultiDiGraph, node: str, *, radius: int = 1) -> nx.MultiDiGraph:
 
 
 def top(G: nx.MultiDiGraph, label: str, *, n: int = 20) -> list[tuple[str, int]]:
-    """The ``n`` entities of ``label`` with the most supporting papers: ``(entity id, support)``."""
+    """The ``n`` entities of ``label`` with the most supporting papers: ``(entity id, support)``.
+    Ties go to the entity mentioned most often, then to the id."""
     label = _node_label(label)
-    ranked = sorted(((node, int(d.get("support", 0))) for node, d in G.nodes(data=True) if d.get("label") == label),
-                    key=lambda t: (-t[1], t[0]))
-    return ranked[:n]
+    ranked = sorted(((node, int(d.get("support", 0)), int(d.get("mention_count", 0)))
+                     for node, d in G.nodes(data=True) if d.get("label") == label),
+                    key=lambda t: (-t[1], -t[2], t[0]))
+    return [(node, support) for node, support, _count in ranked[:n]]

@@ -87,6 +87,8 @@ def test_normalise_strips_markdown_and_latex_emphasis():
         "We introduce String Seed of Thought (SSoT), a method."
     assert normalise_abstract(r"we propose $\textbf{FARTrack}$ and \emph{x_i} for  $x_i$") == \
         "we propose FARTrack and x_i for $x_i$"
+    assert normalise_abstract(r"continual Reinforcement Learning~(RL) gains up to 39\% over ~3x") == \
+        "continual Reinforcement Learning (RL) gains up to 39% over ~3x"
 
 
 def test_bad_records_are_reported_and_good_ones_kept(tmp_path):

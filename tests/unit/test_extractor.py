@@ -47,6 +47,13 @@ def test_generic_words_never_become_mentions(nlp):
     assert not found & {"our method", "method", "baseline methods", "this task", "task", "experiments", "extensive experiments"}
 
 
+def test_numbers_and_bare_component_words_are_generic():
+    from extractors.lexicon import is_generic
+
+    assert all(is_generic(p) for p in ("39%", "12.5", "encoder", "the pretrained models", "Ablation"))
+    assert not any(is_generic(p) for p in ("T5", "3D reconstruction", "Transformer encoder", "GPT-4"))
+
+
 def test_mention_keeps_sentence_offsets_and_extractor(nlp):
     text = "Scaling is hard. We evaluate on ImageNet with top-1 accuracy."
     m = next(m for m in mentions(nlp, text) if m.text == "ImageNet")

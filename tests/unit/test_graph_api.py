@@ -40,6 +40,10 @@ def test_traversal_answers_a_researchers_questions(example_graph):
     top = g.top("Method", n=3)
     assert top[0] == ("method:large language model", g.nx.nodes["method:large language model"]["support"])
     assert [s for _, s in top] == sorted((s for _, s in top), reverse=True)
+    ties = g.top("Method", n=100)
+    for (a, support_a), (b, support_b) in zip(ties, ties[1:]):  # equal support: most mentioned first
+        if support_a == support_b:
+            assert g.nx.nodes[a]["mention_count"] >= g.nx.nodes[b]["mention_count"]
 
 
 def test_related_papers_path_and_ego(example_graph):
