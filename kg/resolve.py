@@ -169,14 +169,19 @@ def resolve(extracted: Iterable[tuple[Paper, list[Mention]]], *, gazetteer_dir: 
     keyed: list[tuple[Mention, str | None, str]] = []
     label_votes: dict[str, Counter[str]] = defaultdict(Counter)
     gazetteer_targets = {target for _label, target in gazetteer.values()}
+    introduced: dict[tuple[str, str], str] = {}  # (paper, key) -> label of the paper's "we propose X"
     for m in mentions:
         key, reason = _mention_key(m, defined.get(m.paper_id, {}), majority, votes, stats, gazetteer_dir)
         keyed.append((m, key, reason))
+        if key is not None and m.role == "proposed":
+            introduced.setdefault((m.paper_id, key), m.label)
+    for m, key, _reason in keyed:
         if key is None:
             continue
         if key in gazetteer_targets and key in gazetteer:
             label_votes[key][gazetteer[key][0]] += 2  # a gazetteer entry outvotes one stray label
-        label_votes[key][m.label] += 1
+        # the paper that introduces a name says what it is, for all its mentions of it
+        label_votes[key][introduced.get((m.paper_id, key), m.label)] += 1
 
     label_of = {key: max(counts, key=lambda lab: (counts[lab], lab)) for key, counts in label_votes.items()}
     representative, variant_reason = _group_variants(label_votes, label_of, fuzzy_threshold)

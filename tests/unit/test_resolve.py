@@ -51,6 +51,14 @@ def test_label_conflicts_are_settled_by_vote():
     assert res.stats.label_conflicts == 1
 
 
+def test_the_paper_that_introduces_a_name_decides_its_label():
+    # "we propose RECALL" (a method); the NER calls its later mentions metrics
+    res = resolve([(Paper(id="a", abstract="x"), [m("a", "RECALL", role="proposed", extractor="cue")]
+                    + [m("a", "RECALL", label="METRIC", extractor="ner") for _ in range(3)])])
+    (entity,) = res.entities.values()
+    assert entity.id == "method:RECALL" and entity.mention_count == 4
+
+
 def test_generic_phrases_get_no_entity():
     res = resolve([(Paper(id="a", abstract="x"), [m("a", "our method"), m("a", "the proposed framework"), m("a", "FooNet")])])
     assert list(res.entities) == ["method:foonet"]
