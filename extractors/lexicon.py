@@ -56,7 +56,8 @@ compression simulation discovery verification editing tracking retrieval transla
 segmentation synthesis reconstruction navigation sota state-of-the-art work works paper study
 robustness scalability complexity efficiency effectiveness generalization cost costs flexibility
 stability interpretability fidelity quality diversity speed overhead
-encoder decoder encoders decoders sampling ablation ablations
+encoder decoder encoders decoders sampling ablation ablations adaptation diffusion capability
+capabilities
 """
 _GENERIC_MULTI = """
 baseline method | baseline methods | prior work | state of the art | state-of-the-art methods

@@ -11,6 +11,26 @@ def node_for(graph, name, label):
     return node
 
 
+#: Words a reader would not accept as a named method, task, data set or metric (independent of
+#: extractors.lexicon, which the pipeline filters with).
+READER_GENERIC = frozenset("""
+method model approach framework algorithm system technique task problem dataset data benchmark metric
+performance result results learning training inference evaluation encoder decoder sampling ablation
+diffusion adaptation pretrained model architecture module layer network experiment experiments
+analysis baseline optimization reasoning capability generation
+""".split())
+
+
+@pytest.mark.parametrize("label", ["Method", "Task", "Dataset", "Metric"])
+def test_top_twenty_entities_per_label_are_named_things(example_graph, label):
+    top = [example_graph.nx.nodes[node]["name"] for node, _support in example_graph.top(label, n=20)]
+    assert len(top) == 20
+    generic = [name for name in top if name.casefold() in READER_GENERIC
+               or name.casefold().removeprefix("pretrained ") in READER_GENERIC
+               or not any(ch.isalpha() for ch in name)]
+    assert not generic, f"generic words among the top 20 {label} entities: {generic}"
+
+
 def test_summary_counts_the_example_corpus(example_build):
     graph, summary = example_build.graph, example_build.summary
     assert summary.papers == 57 and summary.skipped == 0 and summary.duplicates == 0
