@@ -37,6 +37,11 @@ _DASHES = re.compile(r"[\u2010-\u2015\u2212\-]+")
 _SPACES = re.compile(r"\s+")
 _ACRONYM_PLURAL = re.compile(r"^([A-Z0-9][A-Za-z0-9\-]*[A-Z0-9])s$")
 _ACRONYM = re.compile(r"^(?=(?:.*[A-Z]){2})[A-Za-z0-9\-+.]{2,15}$")
+#: Head nouns that add nothing to a coined name before them ("RANSAC techniques" = "RANSAC").
+_NAME_HEADS = frozenset("system systems model models framework frameworks method methods technique techniques "
+                        "algorithm algorithms approach approaches architecture architectures benchmark benchmarks "
+                        "dataset datasets corpus metric metrics measure measures score scores toolkit "
+                        "library suite paradigm".split())
 _NOT_PLURAL = frozenset("data series news physics mathematics statistics dynamics analysis bias "
                         "basis thesis corpus status gas lens process".split())
 
@@ -54,17 +59,27 @@ def _singular(word: str) -> str:
     return lemma if lemma != word and len(lemma) >= len(word) - 2 else word
 
 
+def _name_shaped(word: str) -> bool:
+    """A coined-name token: a capital after the first letter (LoRA, ImageNet, JAVELIN) or a digit."""
+    return any(ch.isupper() for ch in word[1:]) or any(ch.isdigit() for ch in word)
+
+
 @lru_cache(maxsize=200_000)
 def canonical_key(text: str) -> str:
     """The one key normaliser: case, dashes, spaces and plural unified.
 
     >>> canonical_key("Large Language Models"), canonical_key("LLMs"), canonical_key("chain-of-thought")
     ('large language model', 'llm', 'chain of thought')
+    >>> [canonical_key(t) for t in ("JAVELIN system", "GPT-4 model", "Transformer model", "3D model")]
+    ['javelin', 'gpt 4', 'transformer model', '3d model']
     """
     text = unicodedata.normalize("NFKC", text).strip(" .,;:()[]{}\"'")
     words = _SPACES.split(_DASHES.sub(" ", text).strip())
     if not words or words == [""]:
         return ""
+    if len(words) > 1 and words[-1].casefold() in _NAME_HEADS and words[0][0].isalpha() \
+            and all(map(_name_shaped, words[:-1])):
+        words = words[:-1]  # "JAVELIN system", "GLUE benchmark", "BLEU score": the name alone
     plural = _ACRONYM_PLURAL.match(words[-1])
     if plural:
         words[-1] = plural.group(1)
