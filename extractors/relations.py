@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from spacy.attrs import LOWER
 from spacy.language import Language
 from spacy.tokens import Doc
 
@@ -40,6 +41,7 @@ __all__ = [
     "EntSpan",
     "RelationModel",
     "pair_features",
+    "PairFeaturizer",
     "sentence_candidates",
     "predict_sentence",
     "decode_class",
@@ -171,6 +173,175 @@ def pair_features(lower: Sequence[str], sent_start: int, sent_end: int, ents: Se
     return feats
 
 
+class _Ids(dict):
+    """``key -> index.get(prefix + key)``, filled on first use."""
+
+    __slots__ = ("index", "prefix")
+
+    def __init__(self, index: dict[str, int], prefix: str):
+        super().__init__()
+        self.index = index
+        self.prefix = prefix
+
+    def __missing__(self, key: str) -> int | None:
+        value = self[key] = self.index.get(self.prefix + key)
+        return value
+
+
+_BUCKETS = ("0", "1", "2", "3", "4", "5-7", "8-12", "13+")
+
+
+class PairFeaturizer:
+    """The rows of :func:`pair_features` in a model's feature index, fast: what depends on one
+    span, one word or one label pair is looked up once per sentence (or cached across documents)
+    instead of being spelled out as a string for every pair.
+
+    :meth:`_SentenceFeatures.rows` gives the row ids of exactly the features ``pair_features``
+    writes and ``index`` knows, in the same order, so a set of them is the very set
+    :meth:`RelationModel.batch_scores` builds and the scores add up identically. The index must
+    not change while the featurizer is in use (the component makes a new one for a new model).
+    """
+
+    _MAX_CACHE = 500_000  # entries kept across documents before the caches start afresh
+
+    def __init__(self, index: dict[str, int]):
+        self.index = index
+        self._clear()
+
+    def _clear(self) -> None:
+        index = self.index
+        for name in ("ha", "hb", "fa", "fb", "before", "after", "afterA", "beforeB", "bf", "bl", "bw",
+                     "La", "Lb", "midL", "lenA", "lenB", "hab", "bseq"):
+            setattr(self, name, _Ids(index, name + "="))
+        self.pairs: dict[tuple[str, str], tuple] = {}
+        self.labelled: dict[str, _Ids] = {}  # "La|ha" style features: Lha=, Lhb=
+
+    def _pair(self, la: str, lb: str) -> tuple:
+        entry = self.pairs.get((la, lb))
+        if entry is None:
+            get = self.index.get
+            labels = f"{la}|{lb}"
+            entry = self.pairs[(la, lb)] = (
+                get("L=" + labels),
+                {b: get("Ldist=" + labels + "|" + b) for b in _BUCKETS},
+                get("Lbw=" + labels + "|<none>"),
+                {b: get("Lnmid=" + labels + "|" + b) for b in _BUCKETS},
+                get("Ladjacent=" + labels),
+                _Ids(self.index, "Lbf=" + labels + "|"),
+                _Ids(self.index, "Lbl=" + labels + "|"),
+                _Ids(self.index, "Lbseq=" + labels + "|"),
+                _Ids(self.index, "Lcue=" + labels + "|"),
+            )
+        return entry
+
+    def _labelled(self, prefix: str) -> _Ids:
+        ids = self.labelled.get(prefix)
+        if ids is None:
+            ids = self.labelled[prefix] = _Ids(self.index, prefix)
+        return ids
+
+    def sentence(self, lower: Sequence[str], sent_start: int, sent_end: int,
+                 ents: Sequence[EntSpan]) -> _SentenceFeatures:
+        """Per-sentence lookups for the spans ``ents`` (sorted, see :func:`sentence_candidates`)."""
+        if len(self.hab) + len(self.bseq) + len(self.bw) > self._MAX_CACHE:
+            self._clear()  # a long run: keep memory bounded
+        return _SentenceFeatures(self, lower, sent_start, sent_end, ents)
+
+
+class _SentenceFeatures:
+    """What :meth:`rows` needs of one sentence, computed once: each span's own features as the
+    first and as the second of a pair, and the bigram feature at each position."""
+
+    def __init__(self, feat: PairFeaturizer, lower: Sequence[str], sent_start: int, sent_end: int,
+                 ents: Sequence[EntSpan]):
+        self.feat = feat
+        self.lower = lower
+        self.ents = ents
+        get = feat.index.get
+        self.get = get
+        we = sent_end
+        for k in range(sent_start, sent_end):
+            if lower[k] in ("we", "our"):
+                we = k
+                break
+        first: list[tuple] = []
+        second: list[tuple] = []
+        for s, e, label in ents:
+            head, start = lower[e - 1], lower[s]
+            before = lower[s - 1] if s > sent_start else "<s>"
+            after = lower[e] if e < sent_end else "</s>"
+            n = _bucket(e - s)
+            first.append((feat.La[label], feat.ha[head], feat.fa[start], feat._labelled("Lha=" + label + "|")[head],
+                          feat.lenA[n], feat.before[before], feat.afterA[after], s > we))
+            second.append((feat.Lb[label], feat.hb[head], feat.fb[start], feat._labelled("Lhb=" + label + "|")[head],
+                           feat.lenB[n], feat.after[after], feat.beforeB[before]))
+        self.first = first
+        self.second = second
+        self.bias = get("bias")
+        self.overlap = get("overlap")
+        self.bw_none = get("bw=<none>")
+        self.we_before = get("we_before")
+        self.cue_such_as = get("cue=such as")
+        self.cue_as_well_as = get("cue=as well as")
+        self.nmid = {b: get("nmid=" + b) for b in _BUCKETS}
+        self.dist = {b: get("dist=" + b) for b in _BUCKETS}
+        self.sent_start = sent_start
+        end = max(e for _s, e, _l in ents) if ents else sent_start
+        self.bigrams = [get("bb=" + lower[k] + " " + lower[k + 1]) for k in range(sent_start, end - 1)]
+
+    def rows(self, i: int, j: int) -> list[int]:
+        """Row ids of ``pair_features(lower, sent_start, sent_end, ents, i, j)`` that the index knows,
+        in that function's order (repeats kept)."""
+        feat = self.feat
+        ents, lower = self.ents, self.lower
+        a, b = ents[i], ents[j]
+        fa, fb = self.first[i], self.second[j]
+        pair_id, ldist, lbw_none, lnmid, ladjacent, lbf, lbl, lbseq, lcue = feat._pair(a[2], b[2])
+        nb = b[0] - a[1] if a[1] <= b[0] else 0
+        dist = _bucket(nb)
+        ids = [self.bias, pair_id, fa[0], fb[0], fa[1], fb[1], feat.hab[lower[a[1] - 1] + "|" + lower[b[1] - 1]],
+               fa[2], fb[2], fa[3], fb[3], fa[4], fb[4], self.dist[dist], ldist[dist], fa[5], fb[5], fa[6], fb[6]]
+        if a[1] > b[0]:
+            ids.append(self.overlap)
+        if nb == 0:
+            ids.append(self.bw_none)
+            ids.append(lbw_none)
+        else:
+            between = lower[a[1]: b[0]]
+            first_w, last_w = between[0], between[-1]
+            ids.append(feat.bf[first_w])
+            ids.append(feat.bl[last_w])
+            ids.append(lbf[first_w])
+            ids.append(lbl[last_w])
+            if nb <= 4:
+                seq = " ".join(between)
+                ids.append(feat.bseq[seq])
+                ids.append(lbseq[seq])
+            bw = feat.bw
+            append = ids.append
+            for w in sorted(set(between)):
+                append(bw[w])
+                if w in _CUE_SET:
+                    append(lcue[w])
+            if nb > 1:
+                k0 = a[1] - self.sent_start
+                ids.extend(self.bigrams[k0: k0 + nb - 1])
+            joined = " " + " ".join(between) + " "
+            if " such as " in joined:
+                ids.append(self.cue_such_as)
+            if " as well as " in joined:
+                ids.append(self.cue_as_well_as)
+        mids = [e for e in ents[i + 1: j] if e[0] >= a[1] and e[1] <= b[0]]
+        nmid = _bucket(len(mids))
+        ids.append(self.nmid[nmid])
+        for e in mids:
+            ids.append(feat.midL[e[2]])
+        ids.append(lnmid[nmid] if mids else ladjacent)
+        if fa[7]:
+            ids.append(self.we_before)
+        return [r for r in ids if r is not None]
+
+
 def decode_class(name: str) -> tuple[str, bool] | None:
     """``"USED-FOR>"`` -> ("USED-FOR", True): the first span in the text is the head; ``"NONE"`` -> None."""
     if name == NONE:
@@ -209,9 +380,15 @@ class RelationModel:
         for feats in batch:
             starts.append(len(rows))
             rows.extend({index[f] for f in feats if f in index})
-        z = np.zeros((len(batch), len(self.classes)))
+        return self.row_scores(rows, starts)
+
+    def row_scores(self, rows: Sequence[int], starts: Sequence[int]) -> np.ndarray:
+        """Class probabilities of ``len(starts)`` candidates given as feature rows: candidate ``k``
+        has the rows ``rows[starts[k]:starts[k + 1]]`` (each row once)."""
+        n = len(starts)
+        z = np.zeros((n, len(self.classes)))
         if rows:
-            nonempty = [k for k in range(len(batch)) if (starts[k + 1] if k + 1 < len(batch) else len(rows)) > starts[k]]
+            nonempty = [k for k in range(n) if (starts[k + 1] if k + 1 < n else len(rows)) > starts[k]]
             sums = np.add.reduceat(self.weights[rows].astype(np.float64), [starts[k] for k in nonempty], axis=0)
             z[nonempty] = sums
         z[:, 0] += self.threshold
@@ -337,13 +514,40 @@ class RelationExtractor:
         found: list[list[Any]] = []
         product: list[dict[str, Any]] = []
         if len(spans) > 1:
-            lower = [t.lower_ for t in doc]
+            # what predict_sentence does sentence by sentence, with the pairs of the whole doc
+            # scored in one gather (PairFeaturizer gives the same feature rows, faster)
+            strings = doc.vocab.strings
+            lower = [strings[h] for h in doc.to_array(LOWER).tolist()]
             bounds = [(s.start, s.end) for s in doc.sents] if doc.has_annotation("SENT_START") else [(0, len(doc))]
+            featurizer = self._featurizer()
+            pairs: list[tuple[EntSpan, EntSpan]] = []
+            rows: list[int] = []
+            starts: list[int] = []
             for start, end in bounds:
                 inside = [sp for sp in spans if sp[0] >= start and sp[1] <= end]
                 if len(inside) < 2:
                     continue
-                for head, tail, label, score in predict_sentence(self.model, lower, start, end, inside):
+                cands = sentence_candidates(inside)
+                sentence = None
+                for i in range(len(cands)):
+                    for j in range(i + 1, len(cands)):
+                        if cands[i][1] > cands[j][0]:
+                            continue
+                        if sentence is None:
+                            sentence = featurizer.sentence(lower, start, end, cands)
+                        starts.append(len(rows))
+                        rows.extend(set(sentence.rows(i, j)))
+                        pairs.append((cands[i], cands[j]))
+            if pairs:
+                probs = self.model.row_scores(rows, starts)
+                classes = self.model.classes
+                for (first, second), p, k in zip(pairs, probs, probs.argmax(axis=1).tolist()):
+                    decoded = decode_class(classes[k])
+                    if decoded is None:
+                        continue
+                    label, forward = decoded
+                    head, tail = (first, second) if forward else (second, first)
+                    score = float(p[k])
                     found.append([head[0], head[1], tail[0], tail[1], label, round(score, 4)])
                     h, t = mentions.get(head[:2]), mentions.get(tail[:2])
                     if h is None or t is None or score < self.min_score or same_concept(h, t):
@@ -353,6 +557,13 @@ class RelationExtractor:
         doc.user_data[SPAN_RELATIONS_KEY] = found
         doc.user_data[RELATIONS_KEY] = product
         return doc
+
+    def _featurizer(self) -> PairFeaturizer:
+        """A :class:`PairFeaturizer` for the current model (rebuilt when the model is replaced)."""
+        featurizer = getattr(self, "_pair_featurizer", None)
+        if featurizer is None or featurizer.index is not self.model.features:
+            featurizer = self._pair_featurizer = PairFeaturizer(self.model.features)
+        return featurizer
 
     def to_disk(self, path, *, exclude=tuple()):  # noqa: D102
         self.model.to_disk(path)
