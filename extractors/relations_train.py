@@ -1,14 +1,27 @@
 """Train and score the relation classifier of :mod:`extractors.relations` on SciERC.
 
-``python -m extractors.relations_train [--output DIR] [--ner MODEL_DIR]`` trains on SciERC train
-(gold entities; every unordered pair of entities in a sentence is a candidate), tunes the
-``NONE`` margin on SciERC dev, prints dev relation P/R/F1 with gold entities and, when a NER
-pipeline is given (default: the shipped one), end to end with its predicted entities, and writes
-the model (default: ``extractors/models/relations``).
+``python -m extractors.relations_train [--ner MODEL_DIR] [--output DIR] [--train-spans gold|ner|both]``
+
+1. Candidates: every unordered, non-overlapping pair of entity spans in a SciERC train sentence,
+   labelled with the gold relation between exactly those two spans (else ``NONE``). The spans are
+   the gold entities (``--train-spans gold``, the default), the NER's predictions on the train
+   tokens (``ner``), or both.
+2. The decision rule is tuned on SciERC train only, by k-fold cross-validation over its documents
+   (``--folds``, default 5): a classifier fitted on the other folds scores each held-out fold's
+   candidates, the spans being the NER's predictions (``--tune-on cv-ner``, an end-to-end proxy)
+   or the gold entities (``cv-gold``). A coordinate search then picks the ``NONE`` margin and one
+   log-odds bias per relation label for the best micro F1 over those out-of-fold predictions. The
+   label biases are folded into the model's ``bias`` row, so prediction is unchanged.
+3. The final model is fitted on all of train; SciERC dev is scored once, with gold entities and
+   end to end with the NER's spans (both spans exact and the relation label).
+
+The NER pipeline is a parameter (default: the shipped ``extractors/models/sci_ner``): retune with
+the new one whenever it changes. ``--tune-on dev-ner`` / ``dev-gold`` tune on dev instead (the old
+recipe; its dev figures are then optimistic).
 
 The classifier is a multinomial logistic regression (training needs scikit-learn, the ``train``
-extra; the shipped model needs numpy only); the data directory is found as ``kg train`` finds it (``$KG_SHARED_DATA`` or ``shared/data`` beside the
-repository).
+extra; the shipped model needs numpy only); the data directory is found as ``kg train`` finds it
+(``$KG_SHARED_DATA`` or ``shared/data`` beside the repository).
 """
 
 from __future__ import annotations
@@ -39,8 +52,14 @@ from kg.evaluation import PRF, GoldDoc, read_scierc
 __all__ = [
     "CLASSES",
     "sentence_examples",
+    "doc_examples",
     "build_examples",
     "fit",
+    "logits",
+    "count_scores",
+    "tune_biases",
+    "fold_label_biases",
+    "crossval_logits",
     "predict_doc",
     "score_relations",
     "tune_threshold",
@@ -83,44 +102,64 @@ def sentence_examples(lower: Sequence[str], start: int, end: int, ents: Iterable
             yield pair_features(lower, start, end, spans, i, j), cls
 
 
-def build_examples(docs: Iterable[GoldDoc]) -> list[tuple[list[str], str]]:
-    """Training examples from gold entities and relations."""
-    out: list[tuple[list[str], str]] = []
-    for doc in docs:
+def doc_examples(docs: Iterable[GoldDoc], spans: Sequence[Any] | None = None) -> list[list[tuple[list[str], str]]]:
+    """Candidates per document: ``(features, class)`` for each pair of ``spans`` (per doc, per
+    sentence, ``(start, end, label)`` end inclusive; None: the gold entities), labelled with the
+    gold relations."""
+    out: list[list[tuple[list[str], str]]] = []
+    for n, doc in enumerate(docs):
         lower = [w.lower() for w in doc.words]
         rels = doc.relations or [[] for _ in doc.sentences]
-        for (start, end), ner, rel in zip(_sentence_bounds(doc), doc.ner, rels):
-            ents = [(s, e + 1, label) for s, e, label in ner]
-            out.extend(sentence_examples(lower, start, end, ents, rel))
+        ner = doc.ner if spans is None else spans[n]
+        examples: list[tuple[list[str], str]] = []
+        for (start, end), sent_spans, rel in zip(_sentence_bounds(doc), ner, rels):
+            ents = [(s, e + 1, label) for s, e, label in sent_spans]
+            examples.extend(sentence_examples(lower, start, end, ents, rel))
+        out.append(examples)
     return out
 
 
-def fit(examples: Sequence[tuple[list[str], str]], *, c: float = 1.0, min_count: int = 1,
-        max_iter: int = 3000) -> RelationModel:
-    """Multinomial logistic regression (scikit-learn's L-BFGS, L2 strength ``1 / c``) over binary
-    features; features seen in fewer than ``min_count`` training pairs are dropped. The intercept
-    is folded into the ``bias`` feature's row, so prediction needs numpy only."""
-    import scipy.sparse as sp
-    from sklearn.linear_model import LogisticRegression
+def build_examples(docs: Iterable[GoldDoc], spans: Sequence[Any] | None = None) -> list[tuple[list[str], str]]:
+    """Training examples from gold relations over the gold entities (or ``spans``, see :func:`doc_examples`)."""
+    return [example for examples in doc_examples(docs, spans) for example in examples]
 
-    counts = Counter(f for feats, _ in examples for f in set(feats))
-    names = sorted(f for f, n in counts.items() if n >= min_count)
-    if "bias" not in counts:
-        names.append("bias")
-    features = {f: k for k, f in enumerate(names)}
+
+def _matrix(examples: Sequence[tuple[list[str], str]], features: dict[str, int]) -> Any:
+    """Binary CSR matrix of the examples' known features."""
+    import scipy.sparse as sp
+
     indices: list[int] = []
     indptr = [0]
     for feats, _ in examples:
         indices.extend(sorted({features[f] for f in feats if f in features}))
         indptr.append(len(indices))
-    x = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(examples), len(names)))
+    return sp.csr_matrix((np.ones(len(indices), dtype=np.float32), indices, indptr),
+                         shape=(len(examples), len(features)))
+
+
+def fit(examples: Sequence[tuple[list[str], str]], *, c: float = 1.0, min_count: int = 2,
+        max_iter: int = 3000, tol: float = 1e-3) -> RelationModel:
+    """Multinomial logistic regression (scikit-learn's L-BFGS, L2 strength ``1 / c``) over binary
+    features; features seen in fewer than ``min_count`` training pairs are dropped. The intercept
+    is folded into the ``bias`` feature's row, so prediction needs numpy only."""
+    from sklearn.linear_model import LogisticRegression
+
+    counts = Counter(f for feats, _ in examples for f in set(feats))
+    names = sorted(f for f, n in counts.items() if n >= min_count)
+    if "bias" not in names:
+        names.append("bias")
+    features = {f: k for k, f in enumerate(names)}
+    x = _matrix(examples, features)
     y = np.array([CLASSES.index(cls) for _, cls in examples])
-    clf = LogisticRegression(C=c, max_iter=max_iter)
+    clf = LogisticRegression(C=c, max_iter=max_iter, tol=tol)
     clf.fit(x, y)
     weights = np.zeros((len(names), len(CLASSES)), dtype=np.float64)
+    coef, intercept = clf.coef_, clf.intercept_
+    if len(clf.classes_) == 2:  # one logit for the second class: split it as a two-class softmax
+        coef, intercept = np.vstack([-coef / 2, coef / 2]), np.array([-intercept[0] / 2, intercept[0] / 2])
     for k, cls in enumerate(clf.classes_):
-        weights[:, cls] = clf.coef_[k]
-        weights[features["bias"], cls] += clf.intercept_[k]
+        weights[:, cls] = coef[k]
+        weights[features["bias"], cls] += intercept[k]
     # drop features whose weights are all near zero (they only cost space)
     keep = np.abs(weights).max(axis=1) >= 1e-3
     keep[features["bias"]] = True
@@ -128,6 +167,101 @@ def fit(examples: Sequence[tuple[list[str], str]], *, c: float = 1.0, min_count:
     return RelationModel(list(CLASSES), {f: k for k, f in enumerate(kept)}, weights[keep].astype(np.float32), 0.0,
                          {"c": c, "min_count": min_count, "n_train_pairs": len(examples),
                           "n_train_relations": int((y > 0).sum())})
+
+
+def logits(model: RelationModel, examples: Sequence[tuple[list[str], str]]) -> np.ndarray:
+    """Class scores ``(len(examples), n_classes)`` before the ``NONE`` margin: their argmax plus
+    biases is the model's decision (softmax does not move it)."""
+    if not examples:
+        return np.zeros((0, len(model.classes)))
+    return np.asarray(_matrix(examples, model.features) @ model.weights.astype(np.float64))
+
+
+def _label_of_class() -> np.ndarray:
+    """Class index -> relation label index (-1 for NONE)."""
+    return np.array([-1] + [k for k in range(len(RELATION_LABELS)) for _ in (">", "<")])
+
+
+def count_scores(gold: np.ndarray, scores: np.ndarray, n_gold: np.ndarray, bias: np.ndarray) -> tuple[float, np.ndarray]:
+    """Micro F1 and per-label ``(tp, fp)`` of ``argmax(scores + bias)`` against candidate classes
+    ``gold`` (indices into :data:`CLASSES`); ``n_gold`` counts every gold relation per label,
+    including those no candidate pair can find.
+
+    >>> gold = np.array([1, 0, 0])
+    >>> scores = np.array([[0.0, 1.0] + [0.0] * 13, [0.0, 1.0] + [0.0] * 13, [1.0] + [0.0] * 14])
+    >>> f, _ = count_scores(gold, scores, np.array([2, 0, 0, 0, 0, 0, 0]), np.zeros(15))
+    >>> round(f, 3)  # one of two gold found, one of two predictions right
+    0.5
+    """
+    of = _label_of_class()
+    pred = (scores + bias).argmax(axis=1)
+    positive = pred > 0
+    tp_mask = positive & (pred == gold)
+    counts = np.zeros((len(RELATION_LABELS), 2), dtype=np.int64)
+    np.add.at(counts[:, 0], of[pred[tp_mask]], 1)
+    np.add.at(counts[:, 1], of[pred[positive & ~tp_mask]], 1)
+    tp, fp, fn = counts[:, 0].sum(), counts[:, 1].sum(), n_gold.sum() - counts[:, 0].sum()
+    f = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+    return float(f), counts
+
+
+def _bias_vector(margin: float, label_bias: Sequence[float]) -> np.ndarray:
+    return np.array([margin] + [b for b in label_bias for _ in (">", "<")], dtype=np.float64)
+
+
+def tune_biases(gold: np.ndarray, scores: np.ndarray, n_gold: np.ndarray, *, per_label: bool = True,
+                margins: Iterable[float] = np.arange(-3.0, 1.01, 0.25),
+                grid: Iterable[float] = np.arange(-1.5, 1.51, 0.25), passes: int = 2) -> tuple[float, list[float], float]:
+    """The ``NONE`` margin and (``per_label``) one bias per relation label that maximise the micro F1
+    of :func:`count_scores`, by coordinate search (margin, then each label in turn, ``passes`` times).
+
+    RETURNS (tuple): ``(margin, label_biases, f1)``.
+    """
+    margins, grid = [float(m) for m in margins], [float(b) for b in grid]
+    margin, biases = 0.0, [0.0] * len(RELATION_LABELS)
+    best = -1.0
+    for _ in range(passes if per_label else 1):
+        for m in margins:
+            f, _counts = count_scores(gold, scores, n_gold, _bias_vector(m, biases))
+            if f > best + 1e-9:
+                best, margin = f, m
+        if not per_label:
+            break
+        for k in range(len(RELATION_LABELS)):
+            for b in grid:
+                trial = biases[:k] + [b] + biases[k + 1:]
+                f, _counts = count_scores(gold, scores, n_gold, _bias_vector(margin, trial))
+                if f > best + 1e-9:
+                    best, biases = f, trial
+    return margin, biases, best
+
+
+def fold_label_biases(model: RelationModel, margin: float, label_bias: Sequence[float]) -> RelationModel:
+    """Set the ``NONE`` margin and add each label's bias to both its directions' ``bias`` weights."""
+    model.threshold = float(margin)
+    row = model.features["bias"]
+    for k, b in enumerate(label_bias):
+        for d in (">", "<"):
+            model.weights[row, model.classes.index(f"{RELATION_LABELS[k]}{d}")] += np.float32(b)
+    return model
+
+
+def _gold_counts(docs: Sequence[GoldDoc]) -> np.ndarray:
+    """Distinct gold relations per label (as :func:`kg.evaluation.score_relations` counts them)."""
+    gold = {(d.key, tuple(r[:4]), r[4]) for d in docs for rels in d.relations for r in rels}
+    return np.array([sum(1 for *_x, label in gold if label == name) for name in RELATION_LABELS])
+
+
+def crossval_logits(train: Sequence[list[tuple[list[str], str]]], held: Sequence[list[tuple[list[str], str]]],
+                    folds: int = 5, **options: Any) -> list[np.ndarray]:
+    """Out-of-fold scores: for each fold of documents (every ``folds``-th one), a model fitted on the
+    ``train`` candidates of the other documents scores that fold's ``held`` candidates; per document."""
+    out: list[np.ndarray] = [np.zeros((0, len(CLASSES)))] * len(held)
+    for f in range(folds):
+        model = fit([ex for n, examples in enumerate(train) if n % folds != f for ex in examples], **options)
+        for n in range(f, len(held), folds):
+            out[n] = logits(model, held[n])
+    return out
 
 
 def predict_doc(model: RelationModel, doc: GoldDoc, ner: Sequence[Sequence[tuple[int, int, str]]]) -> list[list[Relation]]:
@@ -177,36 +311,75 @@ def _report(name: str, scores: dict[str, Any]) -> None:
     print(f"{name}: P {100 * scores['p']:.1f} R {100 * scores['r']:.1f} F1 {100 * scores['f']:.1f}  |  {per}")
 
 
-def train_relations(output: Path | None = MODEL_DIR, data_dir: Path | None = None, *,
-                    ner_model: str | Path | None = None, tune_on: str = "gold", **options: Any) -> dict[str, Any]:
-    """Train on SciERC train, tune the margin on dev, score dev, write the model to ``output``.
+def _round(scores: dict[str, Any]) -> dict[str, Any]:
+    return {"p": round(scores["p"], 4), "r": round(scores["r"], 4), "f": round(scores["f"], 4),
+            "per_type": {k: round(v["f"], 4) for k, v in scores["per_type"].items()}}
 
-    tune_on: "gold" (dev with gold entities) or "ner" (dev with ``ner_model``'s spans).
-    RETURNS (dict): ``gold`` and (with a NER) ``end_to_end`` scores, ``threshold``, ``seconds``.
+
+def train_relations(output: Path | None = MODEL_DIR, data_dir: Path | None = None, *,
+                    ner_model: str | Path | None = None, tune_on: str = "cv-ner", train_spans: str = "gold",
+                    folds: int = 5, label_bias: bool = True, **options: Any) -> dict[str, Any]:
+    """Train on SciERC train, tune the decision rule (see the module notes), score dev once, write
+    the model to ``output``.
+
+    ner_model: the NER pipeline whose spans are tuned for and scored end to end (required for
+        ``train_spans`` other than "gold" and ``tune_on`` "cv-ner" / "dev-ner").
+    tune_on: "cv-ner" / "cv-gold" (out-of-fold on train, NER or gold spans), "dev-ner" / "dev-gold".
+    train_spans: "gold", "ner" or "both": which spans of train make the candidate pairs.
+    label_bias: tune one bias per relation label besides the ``NONE`` margin.
+    RETURNS (dict): ``gold`` and (with a NER) ``end_to_end`` dev scores, ``margin``, ``label_bias``,
+        ``tuned_f`` (the tuning objective), ``seconds``.
     """
+    if ner_model is None and (train_spans != "gold" or tune_on.endswith("-ner")):
+        raise ValueError(f"train_spans={train_spans!r} / tune_on={tune_on!r} need a NER model")
     data_dir = data_dir or default_data_dir()
     train_docs = list(read_scierc(data_dir / "scierc" / "train.json"))
     dev_docs = list(read_scierc(data_dir / "scierc" / "dev.json"))
     started = time.time()
-    model = fit(build_examples(train_docs), **options)
+    train_ner = predicted_ner(train_docs, ner_model) if ner_model else None
+    dev_ner = predicted_ner(dev_docs, ner_model) if ner_model else None
+    gold_examples = doc_examples(train_docs)
+    ner_examples = doc_examples(train_docs, train_ner) if train_ner is not None else None
+    if train_spans == "gold":
+        examples = gold_examples
+    elif train_spans == "ner":
+        examples = ner_examples
+    else:
+        examples = [g + p for g, p in zip(gold_examples, ner_examples)]
+    margin, biases, tuned_f = 0.0, [0.0] * len(RELATION_LABELS), None
+    if tune_on.startswith("cv-"):
+        held = ner_examples if tune_on == "cv-ner" else gold_examples
+        scores = np.vstack(crossval_logits(examples, held, folds, **options))
+        gold = np.array([CLASSES.index(cls) for doc in held for _, cls in doc])
+        margin, biases, tuned_f = tune_biases(gold, scores, _gold_counts(train_docs), per_label=label_bias)
+        print(f"{folds}-fold CV on train ({tune_on[3:]} spans): F1 {100 * tuned_f:.1f} at NONE margin {margin:+.2f}, "
+              "label biases " + " ".join(f"{lab} {b:+.2f}" for lab, b in zip(RELATION_LABELS, biases)))
+    model = fit([ex for doc in examples for ex in doc], **options)
+    if tune_on.startswith("dev-"):
+        spans = dev_ner if tune_on == "dev-ner" else [list(d.ner) for d in dev_docs]
+        held = doc_examples(dev_docs, spans)
+        scores = np.vstack([logits(model, h) for h in held])
+        gold = np.array([CLASSES.index(cls) for doc in held for _, cls in doc])
+        margin, biases, tuned_f = tune_biases(gold, scores, _gold_counts(dev_docs), per_label=label_bias)
+    fold_label_biases(model, margin, biases)
     seconds = time.time() - started
-    gold_ner = [[[(s, e, label) for s, e, label in spans] for spans in d.ner] for d in dev_docs]
-    pred_ner = predicted_ner(dev_docs, ner_model) if ner_model else None
-    tuned = tune_threshold(model, dev_docs, pred_ner if tune_on == "ner" and pred_ner else gold_ner)
-    result: dict[str, Any] = {"threshold": tuned[0], "train_seconds": seconds,
+    result: dict[str, Any] = {"margin": margin, "label_bias": dict(zip(RELATION_LABELS, biases)),
+                              "tuned_f": tuned_f, "train_seconds": round(seconds, 1),
                               "features": len(model.features)}
-    result["gold"] = score_relations(dev_docs, [predict_doc(model, d, n) for d, n in zip(dev_docs, gold_ner)])
+    result["gold"] = score_relations(dev_docs, [predict_doc(model, d, list(d.ner)) for d in dev_docs])
     _report("dev, gold entities", result["gold"])
-    if pred_ner is not None:
-        result["end_to_end"] = score_relations(dev_docs, [predict_doc(model, d, n) for d, n in zip(dev_docs, pred_ner)])
+    if dev_ner is not None:
+        result["end_to_end"] = score_relations(dev_docs, [predict_doc(model, d, n) for d, n in zip(dev_docs, dev_ner)])
         _report(f"dev, end to end ({Path(str(ner_model)).name})", result["end_to_end"])
     ner_meta_path = Path(str(ner_model)) / "meta.json" if ner_model else None
     ner_meta = json.loads(ner_meta_path.read_text()) if ner_meta_path and ner_meta_path.exists() else {}
-    model.meta = {**(model.meta or {}), "threshold_tuned_on": tune_on,
+    model.meta = {**(model.meta or {}), "train_spans": train_spans, "tuned_on": tune_on, "folds": folds,
+                  "none_margin": margin, "label_bias": result["label_bias"],
+                  "tuned_f": round(tuned_f, 4) if tuned_f is not None else None,
                   "ner": {"name": ner_meta.get("name"), "version": ner_meta.get("version"),
                           "dev_ents_f": (ner_meta.get("performance") or {}).get("ents_f")} if ner_model else None,
-                  "dev_gold_f": round(result["gold"]["f"], 4),
-                  "dev_end_to_end_f": round(result["end_to_end"]["f"], 4) if pred_ner is not None else None}
+                  "dev_gold": _round(result["gold"]),
+                  "dev_end_to_end": _round(result["end_to_end"]) if dev_ner is not None else None}
     if output is not None:
         model.to_disk(output)
         print(f"model -> {output} ({len(model.features)} features)")
@@ -217,15 +390,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     from extractors.pipeline import shipped_model_path
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output", type=Path, default=MODEL_DIR)
+    parser.add_argument("--output", type=Path, default=MODEL_DIR,
+                        help="where the model goes (default: the shipped extractors/models/relations)")
     parser.add_argument("--data-dir", type=Path, default=None)
-    parser.add_argument("--ner", default=None, help="NER pipeline for the end-to-end score (default: the shipped one)")
-    parser.add_argument("--tune-on", choices=("gold", "ner"), default="ner")
+    parser.add_argument("--ner", default=None, help="NER pipeline whose spans the model is tuned for and scored "
+                        "end to end with (default: the shipped one)")
+    parser.add_argument("--train-spans", choices=("gold", "ner", "both"), default="gold")
+    parser.add_argument("--tune-on", choices=("cv-ner", "cv-gold", "dev-ner", "dev-gold"), default="cv-ner")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--no-label-bias", action="store_true", help="tune the NONE margin only")
     parser.add_argument("--c", type=float, default=1.0, help="inverse L2 strength")
-    parser.add_argument("--min-count", type=int, default=1)
+    parser.add_argument("--min-count", type=int, default=2)
     args = parser.parse_args(argv)
     ner = args.ner or shipped_model_path()
     result = train_relations(args.output, args.data_dir, ner_model=ner, tune_on=args.tune_on,
+                             train_spans=args.train_spans, folds=args.folds, label_bias=not args.no_label_bias,
                              c=args.c, min_count=args.min_count)
     print(json.dumps({k: v for k, v in result.items() if k not in ("gold", "end_to_end")}))
 

@@ -212,3 +212,43 @@ def test_evaluate_scores_relations_of_a_pipeline_with_kg_relations(tmp_path):
     assert result["relations"]["tp"] == 1 and result["relations"]["fp"] == 0
     first = json.loads(out.read_text().splitlines()[0])
     assert first["predicted_relations"] == [[[2, 4, 6, 6, "USED-FOR"]], []]
+
+
+def test_training_candidates_carry_the_gold_direction():
+    from extractors.relations_train import doc_examples
+
+    gold = next(read_scierc(FIXTURES / "tiny_scierc.json"))
+    examples = doc_examples([gold])[0]  # sentence 2: Metric x Material, Metric x Generic
+    assert [cls for _, cls in examples] == ["USED-FOR>", NONE, NONE]
+    reversed_spans = [[(6, 6, "Task"), (2, 4, "Method"), (0, 0, "Generic")], []]
+    classes = sorted(cls for _, cls in doc_examples([gold], [reversed_spans])[0])
+    assert classes == [NONE, NONE, "USED-FOR>"]
+
+
+def test_tuned_margin_and_label_biases_fold_into_the_model():
+    from extractors.relations_train import CLASSES as ALL, count_scores, fold_label_biases, tune_biases
+
+    # NONE always wins by 1 unless a margin below -1 lets the relation through
+    gold = np.array([ALL.index("USED-FOR>"), ALL.index("USED-FOR>"), 0])
+    scores = np.zeros((3, len(ALL)))
+    scores[:, 0] = 1.0
+    scores[:2, ALL.index("USED-FOR>")] = 0.2
+    n_gold = np.array([2, 0, 0, 0, 0, 0, 0])
+    assert count_scores(gold, scores, n_gold, np.zeros(len(ALL)))[0] == 0.0
+    margin, biases, f = tune_biases(gold, scores, n_gold, per_label=False)
+    assert margin < -0.8 and f == 1.0 and biases == [0.0] * 7
+    model = RelationModel(list(ALL), {"bias": 0}, np.zeros((1, len(ALL)), dtype=np.float32))
+    fold_label_biases(model, -1.0, [0.5, 0, 0, 0, 0, 0, 0.25])
+    assert model.threshold == -1.0
+    assert model.weights[0, ALL.index("USED-FOR<")] == 0.5 and model.weights[0, ALL.index("CONJUNCTION>")] == 0.25
+
+
+def test_fit_learns_a_cue_and_keeps_the_bias_row():
+    pytest.importorskip("sklearn")
+    from extractors.relations_train import fit
+
+    examples = [(["bias", "Lcue=Method|Task|for"], "USED-FOR>")] * 5 + [(["bias", "bw=the"], NONE)] * 5
+    model = fit(examples, min_count=1)
+    assert "bias" in model.features
+    assert model.classes[int(model.scores(["bias", "Lcue=Method|Task|for"]).argmax())] == "USED-FOR>"
+    assert model.classes[int(model.scores(["bias"]).argmax())] == NONE
