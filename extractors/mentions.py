@@ -70,28 +70,38 @@ class MentionChooser(Stateless):
         self.min_chars = min_chars
 
     def __call__(self, doc: Doc) -> Doc:
+        text = doc.text  # a span's text is text[start_char:end_char], without walking its tokens
         taken = [False] * len(doc)
         sents = list(doc.sents)
         sent_starts = [sent.start for sent in sents]
+        sent_texts: dict[int, str] = {}
         records: list[dict] = []
         chosen: list[Span] = []
-        for source, score, span, extra in self._candidates(doc):
-            if len(span.text) < self.min_chars or any(taken[span.start: span.end]):
+        min_chars = self.min_chars
+        for source, score, span, extra in self._candidates(doc, text):
+            start, end = span.start, span.end
+            start_char, end_char = span.start_char, span.end_char
+            span_text = text[start_char:end_char]
+            if len(span_text) < min_chars or any(taken[start:end]):
                 continue
-            if source != "acronym" and is_generic(span.text):
+            if source != "acronym" and is_generic(span_text):
                 continue
-            for i in range(span.start, span.end):
+            for i in range(start, end):
                 taken[i] = True
             role = extra.get("role", "used")
-            if span.start > 0 and doc[span.start - 1].lower_ == "our":
+            if start > 0 and doc[start - 1].lower_ == "our":
                 role = "proposed"
-            sent = sents[bisect_right(sent_starts, span.start) - 1]
+            k = bisect_right(sent_starts, start) - 1
+            sent = sents[k]
+            sent_text = sent_texts.get(k)
+            if sent_text is None:
+                sent_text = sent_texts[k] = text[sent.start_char:sent.end_char]
             records.append({
                 "label": span.label_,
-                "text": span.text,
-                "start": span.start_char,
-                "end": span.end_char,
-                "sentence": sent.text,
+                "text": span_text,
+                "start": start_char,
+                "end": end_char,
+                "sentence": sent_text,
                 "sent_start": sent.start_char,
                 "extractor": source,
                 "score": extra.get("score", score),
@@ -106,15 +116,15 @@ class MentionChooser(Stateless):
         doc.spans["kg"] = [chosen[k] for k in order]
         return doc
 
-    def _candidates(self, doc: Doc) -> Iterator[tuple[str, float, Span, dict]]:
+    def _candidates(self, doc: Doc, text: str) -> Iterator[tuple[str, float, Span, dict]]:
         scores = dict(PRIORITY)
         cues = list(doc.spans.get(CUES_KEY, []))
         gazetteer = list(doc.spans.get(GAZETTEER_KEY, []))
         gaz = [s for s in gazetteer if not s.id_.startswith("shape:")]
         shapes = [s for s in gazetteer if s.id_.startswith("shape:")]
-        statistical = list(_statistical_spans(doc))
+        statistical = list(_statistical_spans(doc, text))
         # 1. acronym definitions and the uses of their short forms
-        yield from self._acronym_candidates(doc, cues, gaz, statistical)
+        yield from self._acronym_candidates(doc, text, cues, gaz, statistical)
         # 2. gazetteer names (a lowercase entry never matches an all-caps name like "RECALL")
         for span in _longest_first(gaz):
             if span.id_.startswith("lower:") and span.text.isupper():
@@ -131,7 +141,7 @@ class MentionChooser(Stateless):
         for span in _longest_first(doc.spans.get(HEADS_KEY, [])):
             yield "head", scores["head"], span, {}
 
-    def _acronym_candidates(self, doc: Doc, cues: list[Span], gaz: list[Span],
+    def _acronym_candidates(self, doc: Doc, text: str, cues: list[Span], gaz: list[Span],
                             statistical: list[tuple[Span, float]]) -> Iterator[tuple[str, float, Span, dict]]:
         acronyms = list(doc.spans.get(ACRONYMS_KEY, []))
         labels: dict[str, tuple[str, str]] = {}  # short form -> (label, role)
@@ -141,13 +151,14 @@ class MentionChooser(Stateless):
             label, role = _definition_label(doc, short, long, cues, gaz, statistical)
             if label is None:
                 continue
-            labels.setdefault(short.text, (label, role))
-            extra = {"role": role, "short_form": short.text, "long_form": long.text}
+            short_text = text[short.start_char:short.end_char]
+            labels.setdefault(short_text, (label, role))
+            extra = {"role": role, "short_form": short_text, "long_form": text[long.start_char:long.end_char]}
             yield "acronym", 0.95, Span(doc, long.start, long.end, label=label), extra
             yield "acronym", 0.95, Span(doc, short.start, short.end, label=label), extra
         for use in acronyms:
             if use.label_ == "USE":
-                short_text = doc[use.start: use.end].text
+                short_text = text[use.start_char:use.end_char]
                 key = short_text if short_text in labels else short_text[:-1]
                 if key in labels:
                     label, role = labels[key]
@@ -187,16 +198,19 @@ def _definition_label(doc: Doc, short: Span, long: Span, cues: list[Span], gaz: 
     return None, role
 
 
-def _statistical_spans(doc: Doc) -> Iterator[tuple[Span, float]]:
-    """Spans from a trained ``ner`` (doc.ents) or ``spancat`` (doc.spans["sc"]) with product labels."""
+def _statistical_spans(doc: Doc, text: str | None = None) -> Iterator[tuple[Span, float]]:
+    """Spans from a trained ``ner`` (doc.ents) or ``spancat`` (doc.spans["sc"]) with product labels
+    (``text`` is ``doc.text``, when the caller has it already)."""
     scored = doc.spans.get("sc")
     if scored is not None and len(scored):
         scores = scored.attrs.get("scores")
         items = [(s, float(scores[i]) if scores is not None else 0.75) for i, s in enumerate(scored)]
     else:
         items = [(s, 0.75) for s in doc.ents]
+    if text is None:
+        text = doc.text
     for span, score in sorted(items, key=lambda x: (-x[1], -(x[0].end - x[0].start))):
-        label = map_ner_label(span.label_, span.text)
+        label = map_ner_label(span.label_, text[span.start_char:span.end_char])
         if label is not None:
             yield Span(doc, span.start, span.end, label=label), score
 
