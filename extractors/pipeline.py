@@ -33,7 +33,7 @@ __all__ = ["DEFAULT_MODEL", "RELATIONS_KEY", "Extraction", "shipped_model_path",
 #: Name of the trained pipeline directory inside ``extractors/models``.
 DEFAULT_MODEL = "sci_ner"
 _SIZED_NAME = re.compile(r"^[A-Za-z][\w.]*-\d+(?:\.\d+)?[kKMBbT]$")
-RULE_COMPONENTS = ("kg_acronyms", "kg_gazetteer", "kg_cues", "kg_heads", "kg_mentions", "kg_relations")  # + kg_gazetteer_lower
+RULE_COMPONENTS = ("kg_acronyms", "kg_gazetteer", "kg_cues", "kg_heads", "kg_mentions", "kg_relations")  # + kg_gazetteer_shapes, kg_gazetteer_lower
 
 
 def shipped_model_path() -> Path | None:

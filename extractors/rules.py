@@ -14,8 +14,10 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from spacy.attrs import LOWER, ORTH, SENT_START
 from spacy.language import Language
 from spacy.matcher import Matcher
+from spacy.strings import get_string_id
 from spacy.tokens import Doc, Span, Token
 
 from .component import Stateless
@@ -169,6 +171,39 @@ _TRIGGERS = {
 }
 
 
+_PROPOSE_FIRST = ["we", "paper", "work", "this"]
+_PROPOSE_ADVERB = ["further", "also", "then", "first", "here"]
+_EVAL_FIRST = ["experiments", "experiment", "evaluations", "evaluation", "results", "evaluated", "evaluate",
+               "evaluating", "tested", "test", "trained", "train", "training", "benchmarks", "benchmark",
+               "datasets", "dataset", "performance", "accuracy", "improvements", "gains", "fine-tuned",
+               "finetuned", "pretrained", "pre-trained"]
+_EVAL_NEXT = ["on", "using", "across", "including", "like"]
+_LIST_FIRST = ["datasets", "benchmarks", "corpora"]
+_SUCH = ["such", "including", "like"]
+_TASK_FIRST = ["task", "problem"]
+_TASKS_FIRST = ["tasks", "applications"]
+
+
+def _hashes(words) -> frozenset[int]:
+    # a string's id as Token.lower gives it: its hash, or a symbol's id ("agent", "name" ...)
+    return frozenset(get_string_id(w) for w in words)
+
+
+# the same word lists as lower-case string ids (Token.lower), for CueFinder.matches
+_H_PROPOSE_FIRST = _hashes(_PROPOSE_FIRST)
+_H_PROPOSE_ADVERB = _hashes(_PROPOSE_ADVERB)
+_H_PROPOSE_TRIGGER = _hashes(_TRIGGERS["propose"])
+_H_EVAL_FIRST = _hashes(_EVAL_FIRST)
+_H_EVAL_NEXT = _hashes(_EVAL_NEXT)
+_H_LIST_FIRST = _hashes(_LIST_FIRST)
+_H_SUCH = _hashes(_SUCH)
+_H_TASK_FIRST = _hashes(_TASK_FIRST)
+_H_TASKS_FIRST = _hashes(_TASKS_FIRST)
+_H_AS, _H_IN, _H_TERMS, _H_OF = (get_string_id(w) for w in ("as", "in", "terms", "of"))
+_CUE_STARTS = (_H_PROPOSE_FIRST | _H_EVAL_FIRST | _H_LIST_FIRST | _H_TASK_FIRST | _H_TASKS_FIRST
+               | frozenset({_H_IN}))
+
+
 class CueFinder(Stateless):
     """Cue phrases that name an entity by position: "we propose X" (a proposed name),
     "experiments on X, Y and Z" (datasets), "in terms of X" (a metric), "the task of X" (a task).
@@ -181,30 +216,59 @@ class CueFinder(Stateless):
         self.spans_key = spans_key
         self.matcher = Matcher(nlp.vocab)
         self.matcher.add("PROPOSE", [
-            [{"LOWER": {"IN": ["we", "paper", "work", "this"]}}, {"LOWER": {"IN": ["further", "also", "then", "first", "here"]}, "OP": "?"},
+            [{"LOWER": {"IN": _PROPOSE_FIRST}}, {"LOWER": {"IN": _PROPOSE_ADVERB}, "OP": "?"},
              {"LOWER": {"IN": _TRIGGERS["propose"]}}],
         ])
         self.matcher.add("EVAL_ON", [
-            [{"LOWER": {"IN": ["experiments", "experiment", "evaluations", "evaluation", "results", "evaluated",
-                               "evaluate", "evaluating", "tested", "test", "trained", "train", "training",
-                               "benchmarks", "benchmark", "datasets", "dataset", "performance", "accuracy",
-                               "improvements", "gains", "fine-tuned", "finetuned", "pretrained", "pre-trained"]}},
-             {"LOWER": {"IN": ["on", "using", "across", "including", "like"]}}],
-            [{"LOWER": {"IN": ["datasets", "benchmarks", "corpora"]}}, {"LOWER": {"IN": ["such", "including", "like"]}}, {"LOWER": "as", "OP": "?"}],
+            [{"LOWER": {"IN": _EVAL_FIRST}}, {"LOWER": {"IN": _EVAL_NEXT}}],
+            [{"LOWER": {"IN": _LIST_FIRST}}, {"LOWER": {"IN": _SUCH}}, {"LOWER": "as", "OP": "?"}],
         ])
         self.matcher.add("TERMS_OF", [[{"LOWER": "in"}, {"LOWER": "terms"}, {"LOWER": "of"}]])
         self.matcher.add("TASK_OF", [
-            [{"LOWER": {"IN": ["task", "problem"]}}, {"LOWER": "of"}],
-            [{"LOWER": {"IN": ["tasks", "applications"]}}, {"LOWER": {"IN": ["such", "including", "like"]}}, {"LOWER": "as", "OP": "?"}],
+            [{"LOWER": {"IN": _TASK_FIRST}}, {"LOWER": "of"}],
+            [{"LOWER": {"IN": _TASKS_FIRST}}, {"LOWER": {"IN": _SUCH}}, {"LOWER": "as", "OP": "?"}],
         ])
 
     def __call__(self, doc: Doc) -> Doc:
         spans: list[Span] = []
-        for match_id, _start, end in self.matcher(doc):
-            kind = doc.vocab.strings[match_id]
+        for kind, _start, end in self.matches(doc):
             spans.extend(self._spans_for(doc, kind, end))
         doc.spans[self.spans_key] = spans
         return doc
+
+    def matches(self, doc: Doc) -> list[tuple[str, int, int]]:
+        """``(kind, start, end)`` of every cue phrase: what ``self.matcher`` finds, in its order
+        (by end), found by comparing lower-case hashes instead of running the Matcher's Python
+        set predicates on every token."""
+        lower = doc.to_array(LOWER).tolist()
+        n = len(lower)
+        found: list[tuple[int, int, str]] = []
+        starts = _CUE_STARTS
+        for i, h in enumerate(lower):
+            if h not in starts:
+                continue
+            nxt = lower[i + 1] if i + 1 < n else 0
+            if h in _H_PROPOSE_FIRST:
+                if nxt in _H_PROPOSE_TRIGGER:
+                    found.append((i + 2, i, "PROPOSE"))
+                elif nxt in _H_PROPOSE_ADVERB and i + 2 < n and lower[i + 2] in _H_PROPOSE_TRIGGER:
+                    found.append((i + 3, i, "PROPOSE"))
+            if h in _H_EVAL_FIRST and nxt in _H_EVAL_NEXT:
+                found.append((i + 2, i, "EVAL_ON"))
+            elif h in _H_LIST_FIRST and nxt in _H_SUCH:
+                found.append((i + 2, i, "EVAL_ON"))
+            if h in _H_LIST_FIRST and nxt in _H_SUCH and i + 2 < n and lower[i + 2] == _H_AS:
+                found.append((i + 3, i, "EVAL_ON"))
+            if h == _H_IN and nxt == _H_TERMS and i + 2 < n and lower[i + 2] == _H_OF:
+                found.append((i + 3, i, "TERMS_OF"))
+            if h in _H_TASK_FIRST and nxt == _H_OF:
+                found.append((i + 2, i, "TASK_OF"))
+            if h in _H_TASKS_FIRST and nxt in _H_SUCH:
+                found.append((i + 2, i, "TASK_OF"))
+                if i + 2 < n and lower[i + 2] == _H_AS:
+                    found.append((i + 3, i, "TASK_OF"))
+        found.sort()
+        return [(kind, start, end) for end, start, kind in found]
 
     def _spans_for(self, doc: Doc, kind: str, end: int) -> Iterator[Span]:
         if kind == "PROPOSE":
@@ -289,11 +353,26 @@ _GENERIC_HEADS = frozenset(
 )
 
 
+_HEAD_HASHES: tuple[int, frozenset[int]] = (-1, frozenset())
+
+
+def _head_hashes() -> frozenset[int]:
+    """Lower-case hashes of the HEAD_LABELS words (remade if the table grows)."""
+    global _HEAD_HASHES
+    if _HEAD_HASHES[0] != len(HEAD_LABELS):
+        _HEAD_HASHES = (len(HEAD_LABELS), frozenset(get_string_id(w) for w in HEAD_LABELS))
+    return _HEAD_HASHES[1]
+
+
 def head_phrases(doc: Doc, max_modifiers: int = 4) -> Iterator[Span]:
     """Noun phrases that end in a labelled head noun: "multimodal misinformation detection" (TASK),
     "image generation models" (METHOD). Generic heads need two modifiers or a named one, so
     "prompting method" is not an entity but "GAN-based method" is."""
-    for token in doc:
+    heads = _head_hashes()
+    for i, h in enumerate(doc.to_array(LOWER).tolist()):
+        if h not in heads:
+            continue  # only head nouns start a phrase; skip the rest without making Token objects
+        token = doc[i]
         head = token.lower_
         label = HEAD_LABELS.get(head)
         if label is None or not token.is_lower:
@@ -302,9 +381,10 @@ def head_phrases(doc: Doc, max_modifiers: int = 4) -> Iterator[Span]:
         if nxt is not None and nxt.is_lower and nxt.lower_ in HEAD_LABELS and not nxt.is_punct:
             continue  # "detection models": the phrase ends later
         start = token.i
-        while start > token.sent.start and token.i - start < max_modifiers * 2:
+        sent_start = token.sent.start  # once: Token.sent walks the doc
+        while start > sent_start and token.i - start < max_modifiers * 2:
             prev = doc[start - 1]
-            if prev.text == "-" and start - 2 >= token.sent.start:
+            if prev.text == "-" and start - 2 >= sent_start:
                 start -= 2
                 continue
             if not _WORDLIKE.match(prev.text) or prev.lower_ in BOUNDARY_WORDS or prev.is_stop \
@@ -352,14 +432,82 @@ def make_head_finder(nlp: Language, name: str, spans_key: str) -> HeadPhraseFind
     return HeadPhraseFinder(nlp, name, spans_key=spans_key)
 
 
+class ShapeFinder(Stateless):
+    """The name shapes of :func:`shape_patterns`, merged into ``doc.spans[spans_key]`` exactly as a
+    ``span_ruler`` holding them beside the gazetteer's names would write them (one sorted list
+    without repeats), but with each distinct token text tested once per process instead of the
+    Matcher's regular-expression predicates on every token of every document."""
+
+    _MAX_CACHE = 1_000_000
+
+    def __init__(self, nlp: Language, name: str = "kg_shapes", *, spans_key: str = "kg_gazetteer"):
+        self.name = name
+        self.spans_key = spans_key
+        bench, size, name_head = shape_patterns()
+        self._single = [(re.compile(p["pattern"][0]["TEXT"]["REGEX"]), p["label"], p["id"]) for p in (bench, size)]
+        first, head = name_head["pattern"]
+        self._name = re.compile(first["TEXT"]["REGEX"])
+        self._name_head = (name_head["label"], name_head["id"])
+        self._heads = frozenset(get_string_id(w) for w in head["LOWER"]["IN"])
+        self._flags: dict[int, int] = {}  # ORTH hash -> bit k set when regex k matches the text
+
+    def _flag(self, orth: int, strings) -> int:
+        text = strings[orth]
+        flag = 0
+        for k, (regex, _label, _id) in enumerate(self._single):
+            if regex.search(text):
+                flag |= 1 << k
+        if self._name.search(text):
+            flag |= 4
+        if len(self._flags) > self._MAX_CACHE:
+            self._flags.clear()
+        self._flags[orth] = flag
+        return flag
+
+    def shapes(self, doc: Doc) -> list[Span]:
+        """The shape spans of ``doc`` (unsorted; repeats possible)."""
+        rows = doc.to_array([ORTH, LOWER, SENT_START]).tolist()
+        flags, strings = self._flags, doc.vocab.strings
+        found: list[Span] = []
+        n = len(rows)
+        for i, (orth, _lower, _sent) in enumerate(rows):
+            flag = flags.get(orth)
+            if flag is None:
+                flag = self._flag(orth, strings)
+            if not flag:
+                continue
+            for k, (_regex, label, span_id) in enumerate(self._single):
+                if flag & (1 << k):
+                    found.append(Span(doc, i, i + 1, label=label, span_id=span_id))
+            if flag & 4 and rows[i][2] != 1 and i + 1 < n and rows[i + 1][1] in self._heads:
+                found.append(Span(doc, i, i + 2, label=self._name_head[0], span_id=self._name_head[1]))
+        return found
+
+    def __call__(self, doc: Doc) -> Doc:
+        found = self.shapes(doc)
+        if found:
+            spans = list(doc.spans[self.spans_key]) if self.spans_key in doc.spans else []
+            doc.spans[self.spans_key] = sorted(set(spans + found))
+        elif self.spans_key not in doc.spans:
+            doc.spans[self.spans_key] = []
+        return doc
+
+
+@Language.factory("kg_shapes", default_config={"spans_key": "kg_gazetteer"})
+def make_shape_finder(nlp: Language, name: str, spans_key: str) -> ShapeFinder:
+    return ShapeFinder(nlp, name, spans_key=spans_key)
+
+
 def add_gazetteer(nlp: Language, name: str = "kg_gazetteer", directory: str | None = None) -> None:
-    """Add two spaCy ``span_ruler`` components writing to ``doc.spans[name]``: exact names and
-    name shapes, then case-insensitive names (a phrase matcher on LOWER; token patterns with
-    LOWER would make the matcher the slowest step of the pipeline). Their patterns are saved
-    with the pipeline, so a packaged model carries its gazetteer."""
+    """Add two spaCy ``span_ruler`` components writing to ``doc.spans[name]``: exact names, then
+    case-insensitive names (a phrase matcher on LOWER; token patterns with LOWER would make the
+    matcher the slowest step of the pipeline), with the name shapes (``kg_shapes``, code, not
+    patterns) merged in between. The rulers' patterns are saved with the pipeline, so a packaged
+    model carries its gazetteer."""
     exact, lower = gazetteer_patterns(nlp, directory)
     ruler = nlp.add_pipe("span_ruler", name=name, config={"spans_key": name, "overwrite": True, "validate": False})
-    ruler.add_patterns(exact + shape_patterns())
+    ruler.add_patterns(exact)
+    nlp.add_pipe("kg_shapes", name=name + "_shapes", config={"spans_key": name})
     ruler_lower = nlp.add_pipe("span_ruler", name=name + "_lower", config={
         "spans_key": name, "overwrite": False, "validate": False, "phrase_matcher_attr": "LOWER"})
     ruler_lower.add_patterns(lower)

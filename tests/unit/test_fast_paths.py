@@ -103,3 +103,143 @@ def test_row_scores_is_batch_scores():
         rows.extend({index[f] for f in feats if f in index})
     assert (model.row_scores(rows, starts) == model.batch_scores(batch)).all()
     assert decode_class(model.classes[0]) is None
+
+
+def _reference_mentions(chooser, doc):
+    """kg_mentions' records as first written: texts from the spans' tokens, sentences from doc.sents."""
+    from bisect import bisect_right
+
+    from extractors.lexicon import is_generic
+
+    taken = [False] * len(doc)
+    sents = list(doc.sents)
+    sent_starts = [sent.start for sent in sents]
+    records = []
+    for source, score, span, extra in chooser._candidates(doc, doc.text):
+        if len(span.text) < chooser.min_chars or any(taken[span.start: span.end]):
+            continue
+        if source != "acronym" and is_generic(span.text):
+            continue
+        for i in range(span.start, span.end):
+            taken[i] = True
+        role = extra.get("role", "used")
+        if span.start > 0 and doc[span.start - 1].lower_ == "our":
+            role = "proposed"
+        sent = sents[bisect_right(sent_starts, span.start) - 1]
+        records.append({"label": span.label_, "text": span.text, "start": span.start_char, "end": span.end_char,
+                        "sentence": sent.text, "sent_start": sent.start_char, "extractor": source,
+                        "score": extra.get("score", score), "role": role, "long_form": extra.get("long_form"),
+                        "short_form": extra.get("short_form"), "canonical": extra.get("canonical")})
+    return sorted(records, key=lambda r: r["start"])
+
+
+def test_mention_chooser_texts_and_sentences_are_the_tokens_own(docs, nlp):
+    chooser = nlp.get_pipe("kg_mentions")
+    total = 0
+    for doc in docs:
+        assert doc.user_data["kg_mentions"] == _reference_mentions(chooser, doc)
+        assert [(s.start, s.end, s.label_) for s in doc.spans["kg"]] == [
+            (doc.char_span(r["start"], r["end"]).start, doc.char_span(r["start"], r["end"]).end, r["label"])
+            for r in doc.user_data["kg_mentions"]]
+        total += len(doc.user_data["kg_mentions"])
+    assert total > 20
+
+
+RULE_TEXTS = [
+    "We further propose FooNet, a model for scalable multi-agent systems; this paper also introduces BarBench. "
+    "Experiments on GOT-10k, LaSOT and TrackingNet, datasets such as LAION-400M and the ImageNet dataset, "
+    "tasks such as image segmentation and applications like retrieval, in terms of accuracy and recall. "
+    "The task of question answering. Results using MMLU benchmark; we here design agent models. "
+    "Agent frameworks and GAN-based method beat RL algorithms on NoveltyBench-v2.",
+]
+
+
+@pytest.fixture(scope="module")
+def rule_docs(nlp, docs):
+    return docs + list(nlp.pipe(RULE_TEXTS))
+
+
+def _reference_head_phrases(doc, max_modifiers=4):
+    """head_phrases as first written: every token, Token.sent inside the loop."""
+    from spacy.tokens import Span
+
+    from extractors.lexicon import BOUNDARY_WORDS, HEAD_LABELS, is_generic, is_verbish
+    from extractors.rules import _GENERIC_HEADS, _WORDLIKE, is_name_token
+
+    for token in doc:
+        head = token.lower_
+        label = HEAD_LABELS.get(head)
+        if label is None or not token.is_lower:
+            continue
+        nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
+        if nxt is not None and nxt.is_lower and nxt.lower_ in HEAD_LABELS and not nxt.is_punct:
+            continue
+        start = token.i
+        while start > token.sent.start and token.i - start < max_modifiers * 2:
+            prev = doc[start - 1]
+            if prev.text == "-" and start - 2 >= token.sent.start:
+                start -= 2
+                continue
+            if not _WORDLIKE.match(prev.text) or prev.lower_ in BOUNDARY_WORDS or prev.is_stop \
+                    or is_verbish(prev.text):
+                break
+            if prev.text.isupper() and len(prev.text) > 1 and not any(c.isdigit() for c in prev.text):
+                start -= 1
+                continue
+            if not prev.is_lower and not is_name_token(prev):
+                break
+            start -= 1
+        modifiers = [t for t in doc[start: token.i] if t.text != "-"]
+        if not modifiers:
+            continue
+        named = any(not t.is_lower for t in modifiers)
+        if head in _GENERIC_HEADS and len(modifiers) < 2 and not named:
+            continue
+        if label == "DATASET" and not named:
+            continue
+        span = Span(doc, start, token.i + 1, label=label)
+        if not is_generic(span.text):
+            yield span
+
+
+def test_head_phrases_match_the_token_by_token_reference(rule_docs):
+    from extractors.rules import head_phrases
+
+    for doc in rule_docs:
+        want = [(s.start, s.end, s.label_) for s in _reference_head_phrases(doc)]
+        assert [(s.start, s.end, s.label_) for s in head_phrases(doc)] == want
+    assert any(s[-1].lower_ == "agent" for s in head_phrases(rule_docs[-1]))  # "agent" is a spaCy symbol
+
+
+def test_cue_matches_are_the_matchers(rule_docs, nlp):
+    cues = nlp.get_pipe("kg_cues")
+    kinds = set()
+    for doc in rule_docs:
+        want = [(doc.vocab.strings[m], s, e) for m, s, e in cues.matcher(doc)]
+        assert cues.matches(doc) == want
+        kinds |= {k for k, _, _ in want}
+    assert kinds == {"PROPOSE", "EVAL_ON", "TERMS_OF", "TASK_OF"}
+
+
+def test_shape_finder_writes_what_a_span_ruler_with_shape_patterns_writes(rule_docs, nlp):
+    import spacy
+
+    from extractors.rules import gazetteer_patterns, shape_patterns
+
+    exact, _lower = gazetteer_patterns(nlp)
+    ref = spacy.blank("en")
+    ruler = ref.add_pipe("span_ruler", name="kg_gazetteer",
+                         config={"spans_key": "kg_gazetteer", "overwrite": True, "validate": False})
+    ruler.add_patterns(exact + shape_patterns())
+    fast = spacy.blank("en")
+    fast_ruler = fast.add_pipe("span_ruler", name="kg_gazetteer",
+                               config={"spans_key": "kg_gazetteer", "overwrite": True, "validate": False})
+    fast_ruler.add_patterns(exact)
+    shapes = fast.add_pipe("kg_shapes")
+    n_shapes = 0
+    for doc in rule_docs:
+        ref_doc, fast_doc = ruler(doc.copy()), shapes(fast_ruler(doc.copy()))
+        want, got = ref_doc.spans["kg_gazetteer"], fast_doc.spans["kg_gazetteer"]
+        assert [(s.start, s.end, s.label_, s.id_) for s in got] == [(s.start, s.end, s.label_, s.id_) for s in want]
+        n_shapes += sum(s.id_.startswith("shape:") for s in want)
+    assert n_shapes >= 4
