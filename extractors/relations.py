@@ -19,6 +19,7 @@ The component writes plain data to ``doc.user_data`` (so multiprocessing ``nlp.p
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -388,13 +389,24 @@ class RelationModel:
         n = len(starts)
         z = np.zeros((n, len(self.classes)))
         if rows:
-            nonempty = [k for k in range(n) if (starts[k + 1] if k + 1 < n else len(rows)) > starts[k]]
-            sums = np.add.reduceat(self.weights[rows].astype(np.float64), [starts[k] for k in nonempty], axis=0)
-            z[nonempty] = sums
+            bounds = np.fromiter(starts, dtype=np.intp, count=n)
+            ends = np.empty_like(bounds)
+            ends[:-1] = bounds[1:]
+            ends[-1] = len(rows)
+            nonempty = ends > bounds
+            gathered = self._weights64()[np.fromiter(rows, dtype=np.intp, count=len(rows))]
+            z[nonempty] = np.add.reduceat(gathered, bounds[nonempty], axis=0)
         z[:, 0] += self.threshold
         z -= z.max(axis=1, keepdims=True)
         p = np.exp(z)
         return p / p.sum(axis=1, keepdims=True)
+
+    def _weights64(self) -> np.ndarray:
+        """``weights`` as float64, made once per weights array (replace the array, don't edit it)."""
+        cached = getattr(self, "_w64", None)
+        if cached is None or cached[0] is not self.weights:
+            cached = self._w64 = (self.weights, self.weights.astype(np.float64))
+        return cached[1]
 
     def to_disk(self, path: str | Path) -> None:
         """Write ``weights.npz`` (float16), ``features.txt`` (one name a line) and ``model.json``."""
@@ -523,8 +535,12 @@ class RelationExtractor:
             pairs: list[tuple[EntSpan, EntSpan]] = []
             rows: list[int] = []
             starts: list[int] = []
+            span_starts = [sp[0] for sp in spans]  # spans are sorted: a sentence's are a run of them
             for start, end in bounds:
-                inside = [sp for sp in spans if sp[0] >= start and sp[1] <= end]
+                lo, hi = bisect_left(span_starts, start), bisect_left(span_starts, end)
+                if hi - lo < 2:
+                    continue
+                inside = [sp for sp in spans[lo:hi] if sp[1] <= end]
                 if len(inside) < 2:
                     continue
                 cands = sentence_candidates(inside)
