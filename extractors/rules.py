@@ -9,6 +9,7 @@ overlapping candidates. Pure helpers over tokens sit beside the thin components.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
@@ -364,11 +365,22 @@ def _head_hashes() -> frozenset[int]:
     return _HEAD_HASHES[1]
 
 
+def _sentence_starts(doc: Doc) -> list[int] | None:
+    """Token indices where sentences start, as ``Token.sent`` finds them (the first token, and each
+    token whose ``sent_start`` is 1); None when sentences are unset or come from user hooks."""
+    if "sents" in doc.user_hooks or "sent" in doc.user_span_hooks or "sent" in doc.user_token_hooks \
+            or not doc.has_annotation("SENT_START"):
+        return None
+    starts = [i for i, v in enumerate(doc.to_array(SENT_START).tolist()) if v == 1 and i > 0]
+    return [0] + starts
+
+
 def head_phrases(doc: Doc, max_modifiers: int = 4) -> Iterator[Span]:
     """Noun phrases that end in a labelled head noun: "multimodal misinformation detection" (TASK),
     "image generation models" (METHOD). Generic heads need two modifiers or a named one, so
     "prompting method" is not an entity but "GAN-based method" is."""
     heads = _head_hashes()
+    sent_starts = _sentence_starts(doc)
     for i, h in enumerate(doc.to_array(LOWER).tolist()):
         if h not in heads:
             continue  # only head nouns start a phrase; skip the rest without making Token objects
@@ -381,7 +393,7 @@ def head_phrases(doc: Doc, max_modifiers: int = 4) -> Iterator[Span]:
         if nxt is not None and nxt.is_lower and nxt.lower_ in HEAD_LABELS and not nxt.is_punct:
             continue  # "detection models": the phrase ends later
         start = token.i
-        sent_start = token.sent.start  # once: Token.sent walks the doc
+        sent_start = sent_starts[bisect_right(sent_starts, i) - 1] if sent_starts else token.sent.start
         while start > sent_start and token.i - start < max_modifiers * 2:
             prev = doc[start - 1]
             if prev.text == "-" and start - 2 >= sent_start:

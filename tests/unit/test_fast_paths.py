@@ -6,6 +6,7 @@ bundled example corpus): same spans, same order, same records, same scores.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from pathlib import Path
 
 import pytest
@@ -243,3 +244,26 @@ def test_shape_finder_writes_what_a_span_ruler_with_shape_patterns_writes(rule_d
         assert [(s.start, s.end, s.label_, s.id_) for s in got] == [(s.start, s.end, s.label_, s.id_) for s in want]
         n_shapes += sum(s.id_.startswith("shape:") for s in want)
     assert n_shapes >= 4
+
+
+def test_relation_records_take_the_sentence_of_their_head_mention(nlp):
+    from extractors import extract
+    from extractors.pipeline import _sentence_of
+    from kg.model import Paper
+
+    papers = [Paper(id=p.stem, abstract=p.read_text(encoding="utf-8")) for p in sorted(EXAMPLES.glob("*.txt"))]
+    n = 0
+    for item in extract(nlp, papers):
+        doc = nlp(item.paper.abstract)
+        for rel in item.relations:
+            assert rel.sentence == _sentence_of(doc, rel.head_start) != ""
+            n += 1
+    assert n > 5
+
+
+def test_sentence_starts_are_token_sent_starts(rule_docs):
+    from extractors.rules import _sentence_starts
+
+    for doc in rule_docs:
+        starts = _sentence_starts(doc)
+        assert [starts[bisect_right(starts, t.i) - 1] for t in doc] == [t.sent.start for t in doc]
