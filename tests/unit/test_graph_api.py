@@ -75,3 +75,46 @@ def test_loading_a_non_graph_file_is_a_clear_error(tmp_path):
         KnowledgeGraph.load(bad)
     with pytest.raises(GraphError, match="no such graph file"):
         KnowledgeGraph.load(tmp_path / "missing.json")
+
+
+def _papers_graph(papers: dict[str, tuple[list[str], str, list[str]]]) -> nx.MultiDiGraph:
+    """Paper id -> (entity ids, abstract, keywords), as build_graph lays them out."""
+    G = nx.MultiDiGraph()
+    for pid, (entities, abstract, keywords) in papers.items():
+        G.add_node(f"paper:{pid}", label="Paper", abstract=abstract, keywords=keywords)
+        for eid in entities:
+            G.add_node(eid, label="Method")
+            G.add_edge(f"paper:{pid}", eid, key="USES", count=1)
+    return G
+
+
+def test_related_edges_weigh_rare_shared_things_more_and_say_why():
+    from kg.graph import related_edges
+
+    common = "method:deep learning"
+    G = _papers_graph({
+        "a": ([common, "dataset:got 10k", "method:autoregressive tracking"], "Visual object tracking.", []),
+        "b": ([common, "dataset:got 10k", "method:autoregressive tracking"], "Tracking objects in video.", []),
+        "c": ([common], "Protein folding.", ["protein structure"]),
+        "d": ([common], "Protein design.", ["protein structure"]),
+        "e": ([common], "Speech.", []),
+        "f": ([common], "Graphs.", []),
+    })
+    edges = {(a, b): (w, shared, terms) for a, b, w, shared, terms in related_edges(G, k=1)}
+    weight, shared, terms = edges[("paper:a", "paper:b")]
+    assert shared[:2] == ["dataset:got 10k", "method:autoregressive tracking"] and shared[-1] == common
+    assert "tracking" in terms and 0 < weight <= 1
+    weight_cd, shared_cd, terms_cd = edges[("paper:c", "paper:d")]
+    assert shared_cd == [common] and {"protein", "protein structure"} <= set(terms_cd)
+    assert ("paper:c", "paper:e") not in edges  # "protein structure" beats "deep learning"
+    # without terms only entities count: c cannot tell d from e
+    entity_only = {(a, b) for a, b, _w, _s, _t in related_edges(G, k=1, terms=False)}
+    assert ("paper:a", "paper:b") in entity_only and ("paper:c", "paper:e") in entity_only
+
+
+def test_related_edges_follow_no_overfull_posting_list():
+    from kg.graph import related_edges
+
+    G = _papers_graph({p: (["method:deep learning"], "", []) for p in "abcd"})
+    assert related_edges(G, k=2, max_postings=3, terms=False) == []
+    assert len(related_edges(G, k=2, max_postings=4, terms=False)) >= 2
