@@ -70,6 +70,8 @@ def canonical_key(text: str) -> str:
 
     >>> canonical_key("Large Language Models"), canonical_key("LLMs"), canonical_key("chain-of-thought")
     ('large language model', 'llm', 'chain of thought')
+    >>> canonical_key("COTS")  # all capitals: an acronym, not the plural of "cot"
+    'cots'
     >>> [canonical_key(t) for t in ("JAVELIN system", "GPT-4 model", "Transformer model", "3D model")]
     ['javelin', 'gpt 4', 'transformer model', '3d model']
     """
@@ -83,8 +85,9 @@ def canonical_key(text: str) -> str:
     plural = _ACRONYM_PLURAL.match(words[-1])
     if plural:
         words[-1] = plural.group(1)
+    caps = words[-1].isupper() and len(words[-1]) > 1  # "COTS", "SOTAS": an acronym, not a plural noun
     words = [w.casefold() for w in words]
-    if not plural:
+    if not plural and not caps:
         words[-1] = _singular(words[-1])
     return " ".join(words)
 
@@ -170,6 +173,8 @@ def resolve(extracted: Iterable[tuple[Paper, list[Mention]]], *, gazetteer_dir: 
     mentions: list[Mention] = []
     defined: dict[str, dict[str, str]] = defaultdict(dict)  # paper -> short form key -> long form key
     votes: dict[str, Counter[str]] = defaultdict(Counter)  # short form key -> long form keys
+    # (short form key or exact mixed-case spelling, label) -> long form keys: the votes a use consults
+    label_votes_of_short: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     for _paper, paper_mentions in extracted:
         for m in paper_mentions:
             mentions.append(m)
@@ -178,8 +183,11 @@ def resolve(extracted: Iterable[tuple[Paper, list[Mention]]], *, gazetteer_dir: 
                 if short_key not in defined[m.paper_id]:
                     defined[m.paper_id][short_key] = long_key
                     votes[short_key][long_key] += 1
+                    for lookup in {short_key, _exact_short(m.short_form)}:
+                        label_votes_of_short[(lookup, m.label)][long_key] += 1
+                        label_votes_of_short[(lookup, "")][long_key] += 1
     stats.mentions = len(mentions)
-    majority = {short: counts.most_common(1)[0][0] for short, counts in votes.items()}
+    majority = _Majority(label_votes_of_short, fuzzy_threshold)
 
     keyed: list[tuple[Mention, str | None, str]] = []
     label_votes: dict[str, Counter[str]] = defaultdict(Counter)
@@ -255,6 +263,80 @@ def resolve_relations(relations: Iterable[RelationMention], resolution: Resoluti
 
 
 _DIGITS = re.compile(r"\d+")
+_MIXED_CASE = re.compile(r"[a-z].*[A-Z]")  # a lowercase letter before a capital: "vLLM", "CoT", "ViT"
+
+
+def _exact_short(text: str) -> str:
+    """A mixed-case acronym as written, less a plural "s" ("vLLMs" -> "vLLM"): "vLLM" (a serving
+    library) is not "VLLM" (video LLM), so such spellings only count votes for the same spelling."""
+    plural = _ACRONYM_PLURAL.match(text)
+    return "=" + (plural.group(1) if plural else text)
+
+
+class _Majority:
+    """The long form an acronym means where a paper uses it without defining it: the one most
+    papers that define it give, among the definitions with the use's label when there are enough, and
+    only with more than half of those votes once spellings of one long form are counted together
+    ("rotary position embedding" = "rotary positional embeddings"); a tie or a split leaves the
+    acronym as it is."""
+
+    def __init__(self, votes: dict[tuple[str, str], Counter[str]], threshold: float):
+        self.votes = votes
+        self.threshold = threshold
+        self._cache: dict[tuple[str, str], tuple[str, int, int] | None] = {}
+
+    def _decide(self, lookup: str, label: str) -> tuple[str, int, int] | None:
+        if (lookup, label) not in self._cache:
+            counts = self.votes.get((lookup, label))
+            decided = None
+            if counts:
+                groups: list[tuple[str, int]] = []
+                for long_key, n in counts.most_common():
+                    for g, (leader, total) in enumerate(groups):
+                        if _same_spelling(long_key, leader, self.threshold):
+                            groups[g] = (leader, total + n)
+                            break
+                    else:
+                        groups.append((long_key, n))
+                leader, total = max(groups, key=lambda t: t[1])
+                n_all = sum(counts.values())
+                if 2 * total > n_all:
+                    decided = (leader, total, n_all)
+            self._cache[(lookup, label)] = decided
+        return self._cache[(lookup, label)]
+
+    def winner(self, text: str, key: str, label: str) -> tuple[str, int, int, str] | None:
+        """(long form key, votes for it, votes, scope) or None."""
+        lookup = _exact_short(text) if _MIXED_CASE.search(text.rstrip("s")) else key
+        own, every = self.votes.get((lookup, label)), self.votes.get((lookup, ""))
+        # the definitions with the use's label decide when there are enough of them to trust the
+        # label (two papers, or a third of the definitions): one stray label does not
+        if own and (sum(own.values()) >= 2 or 3 * sum(own.values()) >= sum(every.values())):
+            decided, scope = self._decide(lookup, label), f" as a {label.lower()}"
+        else:
+            decided, scope = self._decide(lookup, ""), ""
+        return None if decided is None else (*decided, scope)
+
+
+def _same_spelling(a: str, b: str, threshold: float) -> bool:
+    """Two keys that spell one concept: equal without spaces, or a rapidfuzz ratio >= ``threshold``
+    where every word that differs only changes its ending ("positional" ~ "position") or is a
+    stop word ("with" ~ "from"); a word with a prefix ("research" vs "search", "unsupervised" vs
+    "supervised") or another word altogether is another concept."""
+    if a.replace(" ", "") == b.replace(" ", ""):
+        return True
+    if not fuzz.ratio(a, b, score_cutoff=threshold):
+        return False
+    wa, wb = a.split(), b.split()
+    if len(wa) != len(wb):
+        wa, wb = [w for w in wa if w not in _STOP], [w for w in wb if w not in _STOP]
+        if len(wa) != len(wb):  # "pre training" ~ "pretrainng": compare without the spaces
+            return bool(fuzz.ratio("".join(wa), "".join(wb), score_cutoff=threshold))
+    return all(x == y or (x in _STOP and y in _STOP) or (len(x) >= 3 and x[:3] == y[:3])
+               for x, y in zip(wa, wb))
+
+
+_STOP = frozenset("a an and as at by for from in into of on or the to via with without".split())
 
 
 def _group_variants(counts: dict[str, Counter[str]], label_of: dict[str, str],
@@ -291,7 +373,7 @@ def _group_variants(counts: dict[str, Counter[str]], label_of: dict[str, str],
             for i, a in enumerate(candidates):
                 for b in candidates[i + 1:]:
                     score = fuzz.ratio(a, b, score_cutoff=threshold)
-                    if score and root(a) != root(b):
+                    if score and root(a) != root(b) and _same_spelling(a, b, threshold):
                         parent[root(b)] = root(a)
                         reasons[b] = f"fuzzy: '{b}' ~ '{a}' (ratio {score:.0f}, same label and block)"
     groups: dict[str, list[str]] = defaultdict(list)
@@ -311,7 +393,7 @@ def _group_variants(counts: dict[str, Counter[str]], label_of: dict[str, str],
     return representative, reasons
 
 
-def _mention_key(m: Mention, paper_defs: dict[str, str], majority: dict[str, str],
+def _mention_key(m: Mention, paper_defs: dict[str, str], majority: _Majority,
                  votes: dict[str, Counter[str]], stats: ResolutionStats,
                  gazetteer_dir: str | None = None) -> tuple[str | None, str]:
     """Canonical key for one mention (None when it names nothing in particular) and why."""
@@ -324,12 +406,13 @@ def _mention_key(m: Mention, paper_defs: dict[str, str], majority: dict[str, str
         if _ACRONYM.match(m.text.rstrip("s")):
             if key in paper_defs:
                 key, reason = paper_defs[key], f"acronym: its paper defines it as '{paper_defs[key]}'"
-            elif key in majority:
-                counts = votes[key]
-                reason = (f"acronym vote: {counts[majority[key]]} of {sum(counts.values())} papers that define "
-                          f"'{m.text}' mean '{majority[key]}'")
-                key = majority[key]
-                stats.acronyms_resolved_by_vote += 1
+            else:
+                won = majority.winner(m.text, key, m.label)
+                if won is not None:
+                    long_key, n_for, n_all, scope = won
+                    reason = f"acronym vote: {n_for} of {n_all} papers that define '{m.text}'{scope} mean '{long_key}'"
+                    key = long_key
+                    stats.acronyms_resolved_by_vote += 1
     if not key or is_generic(key) or (m.extractor != "acronym" and is_generic(m.text)):
         return None, "generic"
     gazetteer = _gazetteer_index(gazetteer_dir)

@@ -98,3 +98,50 @@ def test_fuzzy_matching_never_merges_different_numbers_or_labels():
     assert "method:gpt 3.5 turbo" in res.entities and "method:gpt 4.5 turbo" in res.entities
     assert "method:resnet 50 backbone" in res.entities and len([e for e in res.entities if "resnet" in e]) == 1
     assert [e for e in res.entities if "captioning" in e] == ["task:video captioning"]
+
+
+def test_an_all_caps_acronym_is_not_a_plural():
+    assert canonical_key("COTS") == "cots" != canonical_key("CoTs")
+    res = resolve([(Paper(id="a", abstract="x"), [m("a", "CoT", long_form="chain of thought", short_form="CoT")]),
+                   (Paper(id="b", abstract="y"), [m("b", "COTS")])])
+    assert {eid for _, eid in res.assignments} == {"method:chain of thought", "method:cots"}
+
+
+def test_undefined_acronym_needs_a_majority_of_the_definitions():
+    defs = [("a", "Time Series Foundation Models"), ("b", "Tabular Foundation Models")]
+    res = resolve([(Paper(id=p, abstract=p), [m(p, "TFMs", long_form=long, short_form="TFMs")]) for p, long in defs]
+                  + [(Paper(id="c", abstract="z"), [m("c", "TFM")])])
+    assert dict(res.assignments)[res.assignments[-1][0]] == "method:tfm"  # 1 of 2 is no majority
+
+
+def test_spellings_of_one_long_form_vote_together():
+    defs = [("a", "Rotary Position Embeddings"), ("b", "rotary positional embedding"), ("c", "Rotary Position Embedding"),
+            ("d", "Relative Positional Encoding"), ("e", "Rotary Positional Embeddings")]
+    res = resolve([(Paper(id=p, abstract=p), [m(p, "RoPE", long_form=long, short_form="RoPE")]) for p, long in defs]
+                  + [(Paper(id="f", abstract="z"), [m("f", "RoPE")])])
+    entity = res.entities[dict((mm.paper_id, eid) for mm, eid in res.assignments)["f"]]
+    assert entity.key.startswith("rotary position") and "f" in entity.papers
+
+
+def test_mixed_case_acronym_only_counts_votes_for_its_own_spelling():
+    res = resolve([(Paper(id=p, abstract=p), [m(p, "VLLMs", long_form="video large language models", short_form="VLLMs")])
+                   for p in "ab"] + [(Paper(id="c", abstract="z"), [m("c", "vLLM")])])
+    assert dict((mm.paper_id, eid) for mm, eid in res.assignments)["c"] == "method:vllm"
+
+
+def test_undefined_acronym_follows_the_definitions_with_its_label():
+    papers = [(p, "super-resolution", "TASK") for p in "abc"] + [(p, "success rate", "METRIC") for p in "de"]
+    res = resolve([(Paper(id=p, abstract=p), [m(p, "SR", label=label, long_form=long, short_form="SR")])
+                   for p, long, label in papers]
+                  + [(Paper(id="f", abstract="z"), [m("f", "SR", label="METRIC")]),
+                     (Paper(id="g", abstract="w"), [m("g", "SR", label="TASK")])])
+    by_paper = dict((mm.paper_id, eid) for mm, eid in res.assignments)
+    assert by_paper["f"] == "metric:success rate" and by_paper["g"] == "task:super resolution"
+
+
+def test_fuzzy_never_merges_a_word_with_a_prefix():
+    res = resolve([(Paper(id=p, abstract=p), [m(p, text)]) for p, text in
+                   [("a", "deep research agents"), ("b", "deep research agent"), ("c", "deep search agents"),
+                    ("d", "rotary position embeddings"), ("e", "rotary positional embeddings")]])
+    ids = set(res.entities)
+    assert {"method:deep research agent", "method:deep search agent"} <= ids and len(ids) == 3  # rotary: one
