@@ -1,11 +1,15 @@
 """Do kg's RELATED_TO edges connect papers that belong together?
 
     python bench/related.py ../shared/data/corpora/iclr2026_accepted.jsonl [-n N] [--graph out/graph.json]
+                            [--save-graph FILE] [--variants]
 
 For every paper, the share of its 5 strongest neighbours that have the same ``primary_area``
 (a field kg never reads), for three neighbour sources side by side: kg's ``RELATED_TO`` edges, a
 bag-of-words TF-IDF cosine over the abstracts (scikit-learn), and random papers. Builds the graph
 (rules + shipped model) unless ``--graph`` gives one built from the same file.
+
+``--variants`` recomputes ``RELATED_TO`` on the same graph from less: entities only; entities and
+the abstract's words; entities and the words of title and abstract (no keywords).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ def main() -> None:
     parser.add_argument("-k", type=int, default=5, help="neighbours per paper (default 5)")
     parser.add_argument("--graph", help="a graph.json already built from CORPUS")
     parser.add_argument("--rules-only", action="store_true")
+    parser.add_argument("--save-graph", help="write the built graph here (reuse it with --graph)")
+    parser.add_argument("--variants", action="store_true", help="also score RELATED_TO built from less")
     args = parser.parse_args()
 
     with open(args.corpus, encoding="utf-8") as handle:
@@ -45,12 +51,37 @@ def main() -> None:
         start = time.perf_counter()
         graph = build_from_papers(itertools.islice(read_corpus([args.corpus]), args.n), nlp).graph
         seconds = time.perf_counter() - start
+        if args.save_graph:
+            graph.save(args.save_graph)
 
-    kg_neighbours: dict[str, list[str]] = {}
-    for pid in ids:
-        node = f"paper:{pid}"
-        if node in graph.nx:
-            kg_neighbours[pid] = [other.removeprefix("paper:") for other, _, _ in graph.related_papers(node, k=args.k)]
+    def neighbours_of(g) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for pid in ids:
+            node = f"paper:{pid}"
+            if node in g.nx:
+                found[pid] = [other.removeprefix("paper:") for other, _, _ in g.related_papers(node, k=args.k)]
+        return found
+
+    kg_neighbours = neighbours_of(graph)
+    variants: list[tuple[str, dict[str, list[str]]]] = []
+    if args.variants:
+        from kg.graph import related_edges
+
+        def recomputed(*, terms: bool, title: bool) -> dict[str, list[str]]:
+            g = graph.nx.copy()
+            g.remove_edges_from([(u, v, key) for u, v, key in g.edges(keys=True) if key == "RELATED_TO"])
+            for node, data in g.nodes(data=True):
+                if data.get("label") == "Paper":
+                    data["keywords"] = []
+                    if not title:
+                        data.pop("title", None)
+            for a, b, weight, shared, shared_terms in related_edges(g, terms=terms):
+                g.add_edge(a, b, key="RELATED_TO", weight=weight, shared=shared, shared_terms=shared_terms)
+            return neighbours_of(KnowledgeGraph(g))
+
+        variants = [("kg entities only", recomputed(terms=False, title=False)),
+                    ("kg + abstract words", recomputed(terms=True, title=False)),
+                    ("kg + title, abstract", recomputed(terms=True, title=True))]
 
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.neighbors import NearestNeighbors
@@ -76,15 +107,18 @@ def main() -> None:
 
     print(f"papers: {len(ids)}   graph build seconds: {seconds:.1f}")
     print(f"{'neighbours':<22} {'same area @' + str(args.k):>14} {'papers with any':>16} {'coverage':>9}")
-    for name, neighbours in (("kg RELATED_TO", kg_neighbours), ("TF-IDF cosine", tfidf_neighbours),
+    for name, neighbours in (("kg RELATED_TO", kg_neighbours), *variants, ("TF-IDF cosine", tfidf_neighbours),
                              ("random", random_neighbours)):
         p, covered, coverage = precision(neighbours)
         print(f"{name:<22} {p:>14.3f} {covered:>16} {coverage:>9.1%}")
     shared = defaultdict(int)
+    with_terms = 0
     for u, v, key, data in graph.nx.edges(keys=True, data=True):
         if key == "RELATED_TO":
-            shared[len(data.get("shared", []))] += 1
-    print("RELATED_TO edges by number of shared entities:", dict(sorted(shared.items())))
+            shared[min(len(data.get("shared", [])), 10)] += 1
+            with_terms += bool(data.get("shared_terms"))
+    print("RELATED_TO edges by number of shared entities (10 = 10 or more):", dict(sorted(shared.items())))
+    print(f"RELATED_TO edges listing shared terms: {with_terms} of {sum(shared.values())}")
 
 
 if __name__ == "__main__":
