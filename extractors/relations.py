@@ -171,6 +171,11 @@ def pair_features(lower: Sequence[str], sent_start: int, sent_end: int, ents: Se
     # "we ... A ... B": the authors' own method and what it is for
     if any(w in ("we", "our") for w in lower[sent_start:a[0]]):
         feats.append("we_before")
+    # where the pair sits among the sentence's spans: A the first, B the last (SciERC CV +1 F1)
+    first, last = i == 0, j == len(ents) - 1
+    feats.append("a_first" if first else "a_notfirst")
+    feats.append("b_last" if last else "b_notlast")
+    feats.append(f"Lpos={labels}|{first:d}{last:d}")
     return feats
 
 
@@ -232,6 +237,7 @@ class PairFeaturizer:
                 _Ids(self.index, "Lbl=" + labels + "|"),
                 _Ids(self.index, "Lbseq=" + labels + "|"),
                 _Ids(self.index, "Lcue=" + labels + "|"),
+                {k: get("Lpos=" + labels + "|" + k) for k in ("00", "01", "10", "11")},
             )
         return entry
 
@@ -282,6 +288,8 @@ class _SentenceFeatures:
         self.overlap = get("overlap")
         self.bw_none = get("bw=<none>")
         self.we_before = get("we_before")
+        self.a_first, self.a_notfirst = get("a_first"), get("a_notfirst")
+        self.b_last, self.b_notlast = get("b_last"), get("b_notlast")
         self.cue_such_as = get("cue=such as")
         self.cue_as_well_as = get("cue=as well as")
         self.nmid = {b: get("nmid=" + b) for b in _BUCKETS}
@@ -297,7 +305,7 @@ class _SentenceFeatures:
         ents, lower = self.ents, self.lower
         a, b = ents[i], ents[j]
         fa, fb = self.first[i], self.second[j]
-        pair_id, ldist, lbw_none, lnmid, ladjacent, lbf, lbl, lbseq, lcue = feat._pair(a[2], b[2])
+        pair_id, ldist, lbw_none, lnmid, ladjacent, lbf, lbl, lbseq, lcue, lpos = feat._pair(a[2], b[2])
         nb = b[0] - a[1] if a[1] <= b[0] else 0
         dist = _bucket(nb)
         ids = [self.bias, pair_id, fa[0], fb[0], fa[1], fb[1], feat.hab[lower[a[1] - 1] + "|" + lower[b[1] - 1]],
@@ -340,6 +348,10 @@ class _SentenceFeatures:
         ids.append(lnmid[nmid] if mids else ladjacent)
         if fa[7]:
             ids.append(self.we_before)
+        first, last = i == 0, j == len(ents) - 1
+        ids.append(self.a_first if first else self.a_notfirst)
+        ids.append(self.b_last if last else self.b_notlast)
+        ids.append(lpos[("1" if first else "0") + ("1" if last else "0")])
         return [r for r in ids if r is not None]
 
 

@@ -52,6 +52,14 @@ def test_pair_features_mark_adjacent_spans():
     assert "bw=<none>" in feats and "dist=0" in feats
 
 
+def test_pair_features_say_where_the_pair_sits_among_the_spans():
+    lower = [w.lower() for w in SENTENCE]
+    ents = [(0, 1, "Generic"), (2, 5, "Method"), (6, 7, "Task")]
+    feats = pair_features(lower, 0, len(lower), ents, 1, 2)
+    assert {"a_notfirst", "b_last", "Lpos=Method|Task|01"} <= set(feats)
+    assert {"a_first", "b_notlast", "Lpos=Generic|Method|10"} <= set(pair_features(lower, 0, len(lower), ents, 0, 1))
+
+
 def test_sentence_candidates_dedupe_by_span_and_sort():
     assert sentence_candidates([(4, 5, "Task"), (0, 2, "Method"), (4, 5, "Generic")]) == [
         (0, 2, "Method"), (4, 5, "Task")]
