@@ -162,7 +162,7 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
 
     papers = sorted(n for n, d in G.nodes(data=True) if d.get("label") == "Paper")
     n_papers = len(papers)
-    if n_papers < 2:
+    if n_papers < 2 or k < 1:
         return []
     raw: list[Counter] = []
     for pid in papers:
