@@ -725,8 +725,9 @@ def page_edges(graph: Any, selection: Selection, *, view: str = "knowledge") -> 
 
     Fields: ``id`` (``e<n>``), ``from``, ``to``, ``type``, ``weight``, ``count``, ``evidence``
     (at most five ``{sentence, start, end, text, extractor, score, paper_id}``) with
-    ``evidenceTotal``; RELATED_TO edges carry ``shared`` (``[id, name]``) and, in the paper map,
-    a ``label`` naming what the two papers share.
+    ``evidenceTotal``; RELATED_TO edges carry ``shared`` (``[id, name]``), ``sharedTerms`` (the
+    words and keywords that weigh most) and, in the paper map, a ``label`` naming what the two
+    papers share (their entities, else their words).
     """
     g = _as_nx(graph)
     top_weight = 0.0
@@ -754,14 +755,15 @@ def page_edges(graph: Any, selection: Selection, *, view: str = "knowledge") -> 
             shared = [[s, _display_name(s, g.nodes[s]) if s in g else s] for s in shared_ids]
             rec["shared"] = shared[:_MAX_SHARED_PER_EDGE]
             rec["sharedTotal"] = len(shared)
+            rec["sharedTerms"] = [str(t) for t in list(data.get("shared_terms") or [])]
             rec["color"] = {"color": "#7b9cc4", "opacity": 0.8}
             rec["dashes"] = view == "knowledge"
             rec["arrows"] = {"to": {"enabled": False}}  # symmetric: stored once, source < target
             rec["hidden"] = view == "knowledge"
-            if view == "papers" and shared:
-                names = [name for _id, name in shared[:2]]
-                more = f" +{len(shared) - 2}" if len(shared) > 2 else ""
-                rec["label"] = _short(", ".join(names), 32) + more
+            names = [name for _id, name in shared] or rec["sharedTerms"]  # no shared entity: the words
+            if view == "papers" and names:
+                more = f" +{len(names) - 2}" if len(names) > 2 else ""
+                rec["label"] = _short(", ".join(names[:2]), 32) + more
         else:
             rec["color"] = {"color": "#b5b5b5", "opacity": 0.9}
         out.append(rec)

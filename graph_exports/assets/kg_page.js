@@ -426,6 +426,10 @@
         return chip;
       })));
     }
+    if (e.sharedTerms && e.sharedTerms.length) {
+      parts.push(el("h4", { text: "Shared words" }));
+      parts.push(el("div", {}, e.sharedTerms.map((t) => el("span", { class: "kg-chip", text: t }))));
+    }
     const evidence = e.evidence || [];
     if (evidence.length) {
       parts.push(el("h4", { text: "Evidence (" + evidence.length + (e.evidenceTotal > evidence.length ? " of " + fmt(e.evidenceTotal) : "") + ")" }));
@@ -510,7 +514,8 @@
   network.on("hoverEdge", (p) => {
     const e = edgeById.get(p.edge);
     if (!e) return;
-    const shared = e.shared && e.shared.length ? ": " + e.shared.slice(0, 4).map((s) => s[1]).join(", ") + (e.shared.length > 4 ? "…" : "") : "";
+    const names = e.shared && e.shared.length ? e.shared.map((s) => s[1]) : (e.sharedTerms || []);
+    const shared = names.length ? ": " + names.slice(0, 4).join(", ") + (names.length > 4 ? "…" : "") : "";
     showTip(e.type + shared, p);
   });
   network.on("blurNode", () => { tooltip.hidden = true; });

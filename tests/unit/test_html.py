@@ -127,6 +127,14 @@ def test_paper_map_shows_papers_and_what_they_share(tiny):
     assert not edge["hidden"]
 
 
+def test_papers_that_share_only_words_are_labelled_with_the_words(tiny):
+    data = tiny.get_edge_data("paper:a1", "paper:b2", key="RELATED_TO")
+    data["shared"], data["shared_terms"] = [], ["grade school math", "arithmetic", "word problems"]
+    (edge,) = page_data(to_html(tiny, view="papers"))["edges"]
+    assert edge["shared"] == [] and edge["sharedTerms"] == ["grade school math", "arithmetic", "word problems"]
+    assert edge["label"] == "grade school math, arithmetic +1"
+
+
 def test_legend_lists_every_label_with_its_colour(tiny):
     meta = page_data(to_html(tiny))["meta"]
     assert [(l["name"], l["color"], l["count"]) for l in meta["labels"]] == [
