@@ -34,7 +34,7 @@ for _label, _words in {
         "finetuning tuning pruning decoding encoder encoders decoder decoders regularization "
         "strategy technique techniques pipeline agent agents tokenizer tokenizers embedding embeddings "
         "kernel kernels scheme estimator estimators loss objective policy policies optimization "
-        "autoencoder autoencoders classifier classifiers retriever search heuristic paradigm layer layers"
+        "autoencoder autoencoders autoencoding classifier classifiers retriever search heuristic paradigm layer layers"
     ),
     "METRIC": (
         "accuracy precision recall f1 score scores error errors rate perplexity bleu rouge auc overlap "
@@ -57,7 +57,7 @@ segmentation synthesis reconstruction navigation sota state-of-the-art work work
 robustness scalability complexity efficiency effectiveness generalization cost costs flexibility
 stability interpretability fidelity quality diversity speed overhead
 encoder decoder encoders decoders sampling ablation ablations adaptation diffusion capability
-capabilities
+capabilities computation post-processing postprocessing preprocessing pre-processing
 """
 _GENERIC_MULTI = """
 baseline method | baseline methods | prior work | state of the art | state-of-the-art methods

@@ -186,16 +186,27 @@ def _definition_label(doc: Doc, short: Span, long: Span, cues: list[Span], gaz: 
             return span.label_, role
     head_label = label_for_head(long[-1].text)
     after_label = appositive_label(doc, short.end)
-    for candidate in (after_label, head_label, label):
+    for candidate in (after_label, _head_after(doc, short.end), head_label, label):
         if candidate is not None:
             return candidate, role
-    for span in gaz:  # the short form alone is weaker evidence: "MAE" is a metric and a model
-        if span.start == short.start and span.end == short.end:
-            return span.label_, role
     for span, _score in statistical:
         if _overlaps(span, long):
             return span.label_, role
+    for span in gaz:  # the short form alone is weakest: "MAE" is a metric and "masked autoencoding"
+        if span.start == short.start and span.end == short.end:
+            return span.label_, role
     return None, role
+
+
+def _head_after(doc: Doc, end: int) -> str | None:
+    """The label of a head noun right after the parenthesis: "Sequence Transformation and Mixed
+    Precision (STaMP) quantization" names a quantization method, whatever "Precision" says."""
+    j = end
+    while j < len(doc) and doc[j].text in {")", "]"}:
+        j += 1
+    if j == end or j >= len(doc) or not doc[j].is_lower:
+        return None
+    return label_for_head(doc[j].text)
 
 
 def _statistical_spans(doc: Doc, text: str | None = None) -> Iterator[tuple[Span, float]]:

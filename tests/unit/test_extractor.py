@@ -79,3 +79,15 @@ def test_acronym_glued_to_a_suffix_is_still_its_own_mention(nlp):
     texts = [m.text for m in found]
     assert "LLMs" in texts and "LLMs)-based" not in texts
     assert "MoE." not in texts and texts.count("MoE") == 2
+
+
+def test_a_definition_takes_the_head_noun_after_its_parenthesis(nlp):
+    found = spans(nlp, "We propose Sequence Transformation and Mixed Precision (STaMP) quantization, "
+                       "a novel strategy for LVMs.")
+    assert ("STaMP", "METHOD") in found and ("STaMP", "METRIC") not in found
+
+
+def test_a_known_short_form_with_another_long_form_is_not_the_known_thing(nlp):
+    # the gazetteer knows MAE as mean absolute error, a metric; this paper means something else
+    found = spans(nlp, "This framework unifies masked autoencoding (MAE) and joint-embedding prediction.")
+    assert ("MAE", "METRIC") not in found and ("masked autoencoding", "METRIC") not in found
