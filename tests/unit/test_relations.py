@@ -252,7 +252,6 @@ def test_tuned_margin_and_label_biases_fold_into_the_model():
 
 
 def test_fit_learns_a_cue_and_keeps_the_bias_row():
-    pytest.importorskip("sklearn")
     from extractors.relations_train import fit
 
     examples = [(["bias", "Lcue=Method|Task|for"], "USED-FOR>")] * 5 + [(["bias", "bw=the"], NONE)] * 5
