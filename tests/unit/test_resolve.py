@@ -145,3 +145,11 @@ def test_fuzzy_never_merges_a_word_with_a_prefix():
                     ("d", "rotary position embeddings"), ("e", "rotary positional embeddings")]])
     ids = set(res.entities)
     assert {"method:deep research agent", "method:deep search agent"} <= ids and len(ids) == 3  # rotary: one
+
+
+def test_model_versions_in_the_gazetteer_stay_apart():
+    res = resolve([(Paper(id=p, abstract=p), [m(p, name)]) for p, name in
+                   [("a", "GPT-4"), ("b", "GPT-4o"), ("c", "Llama-2"), ("d", "LLaMA-2"), ("e", "Llama 3"),
+                    ("f", "BERT"), ("g", "RoBERTa")]])
+    names = {res.entities[eid].name for _, eid in res.assignments}
+    assert names == {"GPT-4", "GPT-4o", "Llama 2", "Llama 3", "BERT", "RoBERTa"}
