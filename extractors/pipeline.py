@@ -73,10 +73,14 @@ def load_pipeline(name_or_path: str | Path | None = None, *, rules: bool = True,
 def tune_tokenizer(nlp: Language) -> Language:
     """Keep names that end in a size in one token ("LAION-400M", "Qwen-7B"; spaCy splits "M" off
     as a unit), split a sentence's full stop off them and off camel-case names ("MoE."), and split
-    "(LLMs)-based" so the acronym stands alone."""
+    "(LLMs)-based", "(LLMs).Despite" and "generation(RAG)" so the acronym stands alone."""
     suffixes = list(nlp.Defaults.suffixes) + [r"(?<=\d[kKMBbx%])\.", r"(?<=[a-z][A-Z])\."]
     nlp.tokenizer.suffix_search = compile_suffix_regex(suffixes).search
-    infixes = list(nlp.Defaults.infixes) + [r"\)(?=[-\u2013\u2014]\w)", r"(?<=\))[-\u2013\u2014](?=\w)"]
+    infixes = list(nlp.Defaults.infixes) + [
+        r"\)(?=[-\u2013\u2014]+\w)", r"(?<=\))[-\u2013\u2014]+(?=\w)",  # "(LLMs)-based", "(EBMs)---to"
+        r"\)(?=[.,;:][A-Za-z])", r"(?<=\))[.,;:](?=[A-Za-z])",  # "(LLMs).Despite": a missing space
+        r"(?<=[a-z])\((?=[A-Z])",  # "generation(RAG)"
+    ]
     nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
     default = nlp.tokenizer.token_match
     pattern = _SIZED_NAME.pattern

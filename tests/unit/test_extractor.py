@@ -81,6 +81,14 @@ def test_acronym_glued_to_a_suffix_is_still_its_own_mention(nlp):
     assert "MoE." not in texts and texts.count("MoE") == 2
 
 
+
+def test_acronyms_in_text_with_missing_spaces_are_their_own_mentions(nlp):
+    found = [m.text for m in mentions(nlp, "We study large language models (LLMs).Despite this, "
+                                           "retrieval-augmented generation(RAG) and energy-based models (EBMs)---to that end.")]
+    assert {"LLMs", "RAG", "EBMs"} <= set(found)
+    assert not [t for t in found if ")" in t or "(" in t]
+
+
 def test_a_definition_takes_the_head_noun_after_its_parenthesis(nlp):
     found = spans(nlp, "We propose Sequence Transformation and Mixed Precision (STaMP) quantization, "
                        "a novel strategy for LVMs.")
