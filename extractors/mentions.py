@@ -35,6 +35,9 @@ PRIORITY: tuple[tuple[str, float], ...] = (
     ("ner", 0.75),
     ("head", 0.6),
 )
+_SCORES = dict(PRIORITY)
+#: A later use of a defined short form scores a little below the definition itself.
+ACRONYM_USE_SCORE = 0.9
 #: Statistical model labels (SciERC / TDMSci vocabularies) -> product labels; None = not an entity.
 NER_LABEL_MAP: dict[str, str | None] = {
     "Method": "METHOD", "METHOD": "METHOD",
@@ -117,7 +120,7 @@ class MentionChooser(Stateless):
         return doc
 
     def _candidates(self, doc: Doc, text: str) -> Iterator[tuple[str, float, Span, dict]]:
-        scores = dict(PRIORITY)
+        scores = _SCORES
         cues = list(doc.spans.get(CUES_KEY, []))
         gazetteer = list(doc.spans.get(GAZETTEER_KEY, []))
         gaz = [s for s in gazetteer if not s.id_.startswith("shape:")]
@@ -154,15 +157,15 @@ class MentionChooser(Stateless):
             short_text = text[short.start_char:short.end_char]
             labels.setdefault(short_text, (label, role))
             extra = {"role": role, "short_form": short_text, "long_form": text[long.start_char:long.end_char]}
-            yield "acronym", 0.95, Span(doc, long.start, long.end, label=label), extra
-            yield "acronym", 0.95, Span(doc, short.start, short.end, label=label), extra
+            yield "acronym", _SCORES["acronym"], Span(doc, long.start, long.end, label=label), extra
+            yield "acronym", _SCORES["acronym"], Span(doc, short.start, short.end, label=label), extra
         for use in acronyms:
             if use.label_ == "USE":
                 short_text = text[use.start_char:use.end_char]
                 key = short_text if short_text in labels else short_text[:-1]
                 if key in labels:
                     label, role = labels[key]
-                    yield "acronym", 0.9, Span(doc, use.start, use.end, label=label), {
+                    yield "acronym", ACRONYM_USE_SCORE, Span(doc, use.start, use.end, label=label), {
                         "role": role, "long_form": use.kb_id_, "short_form": key}
 
 
