@@ -172,7 +172,6 @@ def resolve(extracted: Iterable[tuple[Paper, list[Mention]]], *, gazetteer_dir: 
     stats = ResolutionStats()
     mentions: list[Mention] = []
     defined: dict[str, dict[str, str]] = defaultdict(dict)  # paper -> short form key -> long form key
-    votes: dict[str, Counter[str]] = defaultdict(Counter)  # short form key -> long form keys
     # (short form key or exact mixed-case spelling, label) -> long form keys: the votes a use consults
     label_votes_of_short: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     for _paper, paper_mentions in extracted:
@@ -182,7 +181,6 @@ def resolve(extracted: Iterable[tuple[Paper, list[Mention]]], *, gazetteer_dir: 
                 short_key, long_key = canonical_key(m.short_form), canonical_key(m.long_form)
                 if short_key not in defined[m.paper_id]:
                     defined[m.paper_id][short_key] = long_key
-                    votes[short_key][long_key] += 1
                     for lookup in {short_key, _exact_short(m.short_form)}:
                         label_votes_of_short[(lookup, m.label)][long_key] += 1
                         label_votes_of_short[(lookup, "")][long_key] += 1
@@ -194,7 +192,7 @@ def resolve(extracted: Iterable[tuple[Paper, list[Mention]]], *, gazetteer_dir: 
     gazetteer_targets = {target for _label, target in gazetteer.values()}
     introduced: dict[tuple[str, str], str] = {}  # (paper, key) -> label of the paper's "we propose X"
     for m in mentions:
-        key, reason = _mention_key(m, defined.get(m.paper_id, {}), majority, votes, stats, gazetteer_dir)
+        key, reason = _mention_key(m, defined.get(m.paper_id, {}), majority, stats, gazetteer_dir)
         keyed.append((m, key, reason))
         if key is not None and m.role == "proposed":
             introduced.setdefault((m.paper_id, key), m.label)
@@ -393,8 +391,7 @@ def _group_variants(counts: dict[str, Counter[str]], label_of: dict[str, str],
     return representative, reasons
 
 
-def _mention_key(m: Mention, paper_defs: dict[str, str], majority: _Majority,
-                 votes: dict[str, Counter[str]], stats: ResolutionStats,
+def _mention_key(m: Mention, paper_defs: dict[str, str], majority: _Majority, stats: ResolutionStats,
                  gazetteer_dir: str | None = None) -> tuple[str | None, str]:
     """Canonical key for one mention (None when it names nothing in particular) and why."""
     if m.canonical:
