@@ -38,6 +38,7 @@ __all__ = [
     "predict",
     "score_spans",
     "score_relations",
+    "prf_table",
     "evaluate",
     "prediction_records",
     "write_predictions",
@@ -53,7 +54,6 @@ SCIERC_LABELS: tuple[str, ...] = (
     "Generic",
 )
 TDMSCI_LABELS: tuple[str, ...] = ("TASK", "DATASET", "METRIC")
-SCIERC_RELATION_LABELS: tuple[str, ...] = RELATION_LABELS  # the relation model speaks SciERC's seven
 
 #: Model label -> gold label, per gold format. A label missing here is not scored (dropped).
 #: The model speaks SciERC's six labels plus DATASET; the product's upper-case labels are accepted too.
@@ -318,18 +318,19 @@ def score_spans(
     gold: Iterable[tuple[Any, int, int, str]],
     labels: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Score ``(doc, start, end, label)`` tuples, exact span and label.
+    """Score ``(doc, start, end, label)`` tuples, exact span and label (any tuple whose last item
+    is its label will do: relations are scored the same way).
 
     labels: labels always listed in ``per_type`` (others appear when seen).
     RETURNS (dict): ``p``, ``r``, ``f`` (micro, 0-1) and ``per_type`` {label: PRF dict}.
     """
     predicted, gold = set(predicted), set(gold)
-    seen = list(labels) + sorted({t[3] for t in predicted | gold} - set(labels))
+    seen = list(labels) + sorted({t[-1] for t in predicted | gold} - set(labels))
     per_type: dict[str, PRF] = {}
     for label in seen:
         per_type[label] = PRF()
         per_type[label].score_set(
-            {t for t in predicted if t[3] == label}, {t for t in gold if t[3] == label}
+            {t for t in predicted if t[-1] == label}, {t for t in gold if t[-1] == label}
         )
     micro = sum(per_type.values(), PRF())
     return {**micro.to_dict(), "per_type": {k: v.to_dict() for k, v in per_type.items()}}
@@ -346,12 +347,7 @@ def score_relations(
     """
     gold_set = {(g.key, tuple(r[:4]), r[4]) for g in golds for rels in g.relations for r in rels}
     pred_set = {(g.key, tuple(r[:4]), r[4]) for g, doc in zip(golds, predicted) for rels in doc for r in rels}
-    seen = list(SCIERC_RELATION_LABELS) + sorted({t[2] for t in pred_set | gold_set} - set(SCIERC_RELATION_LABELS))
-    per_type = {label: PRF() for label in seen}
-    for label, prf in per_type.items():
-        prf.score_set({t for t in pred_set if t[2] == label}, {t for t in gold_set if t[2] == label})
-    micro = sum(per_type.values(), PRF())
-    return {**micro.to_dict(), "per_type": {k: v.to_dict() for k, v in per_type.items()}}
+    return score_spans(pred_set, gold_set, RELATION_LABELS)
 
 
 def evaluate(
@@ -442,39 +438,38 @@ def write_predictions(
 # command line (registered as ``kg eval`` by kg/cli.py)
 
 
-def render_table(result: dict[str, Any]) -> Any:
-    """A rich ``Table`` of per-label and micro P/R/F1 (in percent) for an :func:`evaluate` result."""
+def prf_table(title: str, name_columns: Sequence[str], rows: Iterable[tuple[Sequence[str], dict[str, Any]]]) -> Any:
+    """A rich ``Table``: the ``name_columns``, then P, R and F1 in percent and tp, fp and fn, one row
+    per ``(names, PRF dict)``; a row named "micro" is bold."""
     from rich.table import Table
 
-    table = Table(title=f"{result['gold']} ({result['format']}, {result['docs']} docs, {result['tokens']} tokens)")
-    for column in ("label", "P", "R", "F1", "tp", "fp", "fn"):
-        table.add_column(column, justify="left" if column == "label" else "right")
-    rows = list(result["ents_per_type"].items())
-    for label, s in rows:
-        table.add_row(label, f"{100 * s['p']:.1f}", f"{100 * s['r']:.1f}", f"{100 * s['f']:.1f}",
-                      str(s["tp"]), str(s["fp"]), str(s["fn"]))
-    tp = sum(s["tp"] for _, s in rows)
-    fp = sum(s["fp"] for _, s in rows)
-    fn = sum(s["fn"] for _, s in rows)
-    table.add_row("micro", f"{100 * result['ents_p']:.1f}", f"{100 * result['ents_r']:.1f}",
-                  f"{100 * result['ents_f']:.1f}", str(tp), str(fp), str(fn), style="bold")
+    table = Table(title=title)
+    for column in name_columns:
+        table.add_column(column)
+    for column in ("P", "R", "F1", "tp", "fp", "fn"):
+        table.add_column(column, justify="right")
+    for names, s in rows:
+        table.add_row(*names, f"{100 * s['p']:.1f}", f"{100 * s['r']:.1f}", f"{100 * s['f']:.1f}",
+                      str(s["tp"]), str(s["fp"]), str(s["fn"]), style="bold" if names[0] == "micro" else None)
     return table
+
+
+def render_table(result: dict[str, Any]) -> Any:
+    """A rich ``Table`` of per-label and micro P/R/F1 (in percent) for an :func:`evaluate` result."""
+    rows = list(result["ents_per_type"].items())
+    micro = {"p": result["ents_p"], "r": result["ents_r"], "f": result["ents_f"],
+             **{count: sum(s[count] for _, s in rows) for count in ("tp", "fp", "fn")}}
+    return prf_table(f"{result['gold']} ({result['format']}, {result['docs']} docs, {result['tokens']} tokens)",
+                     ["label"], [((label,), s) for label, s in [*rows, ("micro", micro)]])
 
 
 def render_relations_table(result: dict[str, Any]) -> Any:
     """A rich ``Table`` of per-label and micro relation P/R/F1 (both spans exact and label), or None."""
-    from rich.table import Table
-
     rel = result.get("relations")
     if not rel:
         return None
-    table = Table(title="relations (both spans exact and label)")
-    for column in ("relation", "P", "R", "F1", "tp", "fp", "fn"):
-        table.add_column(column, justify="left" if column == "relation" else "right")
-    for label, s in [*rel["per_type"].items(), ("micro", rel)]:
-        table.add_row(label, f"{100 * s['p']:.1f}", f"{100 * s['r']:.1f}", f"{100 * s['f']:.1f}",
-                      str(s["tp"]), str(s["fp"]), str(s["fn"]), style="bold" if label == "micro" else None)
-    return table
+    return prf_table("relations (both spans exact and label)", ["relation"],
+                     [((label,), s) for label, s in [*rel["per_type"].items(), ("micro", rel)]])
 
 
 def eval_cli(

@@ -27,7 +27,7 @@ from typing import Any
 
 from extractors.lexicon import is_generic
 
-from .evaluation import PRF, GoldDoc, read_scierc, to_spacy_doc
+from .evaluation import PRF, GoldDoc, prf_table, read_scierc, to_spacy_doc
 from .model import Mention
 from .resolve import resolve
 
@@ -161,11 +161,8 @@ def evaluate_resolution(gold_path: str, nlp: Any) -> dict[str, Any]:
                                end=span.end_char, sentence="", sent_start=0, extractor="gold",
                                short_form=short, long_form=long))
         gold_side.append((gold.key, own))
-        predicted_side.append((gold.key, [
-            Mention(paper_id=gold.key, label=r["label"], text=r["text"], start=r["start"], end=r["end"],
-                    sentence="", sent_start=0, extractor=r["extractor"], role=r["role"],
-                    long_form=r["long_form"], short_form=r["short_form"], canonical=r["canonical"])
-            for r in doc.user_data.get(MENTIONS_KEY, [])]))
+        records = doc.user_data.get(MENTIONS_KEY, [])
+        predicted_side.append((gold.key, [Mention(paper_id=gold.key, **r) for r in records]))
 
     gold_entities = {(m.paper_id, m.start): eid for m, eid in resolve(gold_side).assignments}
     predicted_entities = {(m.paper_id, m.start, m.end): eid for m, eid in resolve(predicted_side).assignments}
@@ -193,20 +190,13 @@ def evaluate_resolution(gold_path: str, nlp: Any) -> dict[str, Any]:
 
 
 def render_resolution_table(result: dict[str, Any]) -> Any:
-    """A rich table of :func:`evaluate_resolution`'s result."""
-    from rich.table import Table
-
-    table = Table(title=f"Within-document resolution vs coreference clusters: {result['docs']} docs, "
-                        f"{result['named_mentions']} named mentions, {result['gold_pairs']} coreferent pairs")
-    for column in ("mentions", "resolver", "pairs P", "R", "F1", "tp", "fp", "fn"):
-        table.add_column(column, justify="left" if column in ("mentions", "resolver") else "right")
-    rows = (("gold", "kg", result["gold_mentions"]), ("gold", "exact string", result["exact_string"]),
-            (f"predicted ({result['predicted_mentions']['matched_mentions']} matched)", "kg",
-             result["predicted_mentions"]))
-    for mentions, resolver, s in rows:
-        table.add_row(mentions, resolver, f"{100 * s['p']:.1f}", f"{100 * s['r']:.1f}", f"{100 * s['f']:.1f}",
-                      str(s["tp"]), str(s["fp"]), str(s["fn"]))
-    return table
+    """A rich table of :func:`evaluate_resolution`'s result (pairwise P, R, F1)."""
+    predicted = f"predicted ({result['predicted_mentions']['matched_mentions']} matched)"
+    return prf_table(f"Within-document resolution vs coreference clusters, pairwise: {result['docs']} docs, "
+                     f"{result['named_mentions']} named mentions, {result['gold_pairs']} coreferent pairs",
+                     ["mentions", "resolver"],
+                     [(("gold", "kg"), result["gold_mentions"]), (("gold", "exact string"), result["exact_string"]),
+                      ((predicted, "kg"), result["predicted_mentions"])])
 
 
 def resolution_cli(gold: Any, *, as_json: bool = False, model: str | None = None) -> dict[str, Any]:
