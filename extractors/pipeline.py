@@ -123,13 +123,7 @@ def extract(nlp: Language, papers: Iterable[Paper], *, batch_size: int = 64,
     stream = ((paper.abstract, paper) for paper in papers)
     for doc, paper in nlp.pipe(stream, as_tuples=True, batch_size=batch_size, n_process=n_process):
         records = doc.user_data.get(MENTIONS_KEY, [])
-        mentions = [
-            Mention(paper_id=paper.id, label=r["label"], text=r["text"], start=r["start"], end=r["end"],
-                    sentence=r["sentence"], sent_start=r["sent_start"], extractor=r["extractor"],
-                    score=r["score"], role=r["role"], long_form=r["long_form"], short_form=r["short_form"],
-                    canonical=r["canonical"])
-            for r in records
-        ]
+        mentions = [Mention(paper_id=paper.id, **r) for r in records]  # a record holds every other field
         relations = []
         if doc.user_data.get(RELATIONS_KEY):
             # a relation's head is a mention: its sentence is that mention's (no walk over the doc)
@@ -137,7 +131,7 @@ def extract(nlp: Language, papers: Iterable[Paper], *, batch_size: int = 64,
             relations = [
                 RelationMention(paper_id=paper.id, label=r["label"], head_start=r["head"][0], head_end=r["head"][1],
                                 tail_start=r["tail"][0], tail_end=r["tail"][1],
-                                sentence=sentence_at.get(r["head"][0]) if r["head"][0] in sentence_at
+                                sentence=sentence_at[r["head"][0]] if r["head"][0] in sentence_at
                                 else _sentence_of(doc, r["head"][0]),
                                 extractor=r.get("extractor", "relations"), score=float(r.get("score", 1.0)))
                 for r in doc.user_data[RELATIONS_KEY]
