@@ -17,7 +17,6 @@ from pathlib import Path
 
 from spacy.attrs import LOWER, ORTH, SENT_START
 from spacy.language import Language
-from spacy.matcher import Matcher
 from spacy.strings import get_string_id
 from spacy.tokens import Doc, Span, Token
 
@@ -215,20 +214,6 @@ class CueFinder(Stateless):
     def __init__(self, nlp: Language, name: str = "kg_cues", *, spans_key: str = CUES_KEY):
         self.name = name
         self.spans_key = spans_key
-        self.matcher = Matcher(nlp.vocab)
-        self.matcher.add("PROPOSE", [
-            [{"LOWER": {"IN": _PROPOSE_FIRST}}, {"LOWER": {"IN": _PROPOSE_ADVERB}, "OP": "?"},
-             {"LOWER": {"IN": _TRIGGERS["propose"]}}],
-        ])
-        self.matcher.add("EVAL_ON", [
-            [{"LOWER": {"IN": _EVAL_FIRST}}, {"LOWER": {"IN": _EVAL_NEXT}}],
-            [{"LOWER": {"IN": _LIST_FIRST}}, {"LOWER": {"IN": _SUCH}}, {"LOWER": "as", "OP": "?"}],
-        ])
-        self.matcher.add("TERMS_OF", [[{"LOWER": "in"}, {"LOWER": "terms"}, {"LOWER": "of"}]])
-        self.matcher.add("TASK_OF", [
-            [{"LOWER": {"IN": _TASK_FIRST}}, {"LOWER": "of"}],
-            [{"LOWER": {"IN": _TASKS_FIRST}}, {"LOWER": {"IN": _SUCH}}, {"LOWER": "as", "OP": "?"}],
-        ])
 
     def __call__(self, doc: Doc) -> Doc:
         spans: list[Span] = []
@@ -238,9 +223,15 @@ class CueFinder(Stateless):
         return doc
 
     def matches(self, doc: Doc) -> list[tuple[str, int, int]]:
-        """``(kind, start, end)`` of every cue phrase: what ``self.matcher`` finds, in its order
-        (by end), found by comparing lower-case hashes instead of running the Matcher's Python
-        set predicates on every token."""
+        """``(kind, start, end)`` of every cue phrase, sorted by end, as a spaCy ``Matcher`` with these
+        token patterns on LOWER would find them (tests/unit/test_fast_paths.py holds that Matcher):
+
+        - PROPOSE: _PROPOSE_FIRST, an optional _PROPOSE_ADVERB, a "propose" trigger ("we propose");
+        - EVAL_ON: _EVAL_FIRST + _EVAL_NEXT ("experiments on"), or _LIST_FIRST + _SUCH + optional "as";
+        - TERMS_OF: "in terms of";
+        - TASK_OF: _TASK_FIRST + "of", or _TASKS_FIRST + _SUCH + optional "as".
+
+        Comparing lower-case string ids is about ten times faster than the Matcher's set predicates."""
         lower = doc.to_array(LOWER).tolist()
         n = len(lower)
         found: list[tuple[int, int, str]] = []
