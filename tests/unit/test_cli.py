@@ -60,10 +60,13 @@ def test_missing_input_and_missing_graph_fail_with_one_line(tmp_path):
     assert done.returncode == 1 and done.stderr.strip() == f"error: {tmp_path / 'nope.txt'}: no such file or directory"
     done = kg("stats", str(tmp_path / "graph.json"))
     assert done.returncode == 1 and "no such graph file" in done.stderr and "Traceback" not in done.stderr
+    done = kg("train", "--crossval", "3", "--folds", "first", "--output", str(tmp_path / "model"))
+    assert done.returncode == 1 and "--folds 'first'" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "model").exists()
 
 
 def test_every_command_documents_every_option():
-    for command in ("build", "stats", "export"):
+    for command in ("build", "stats", "export", "train"):
         done = kg(command, "--help")
         assert done.returncode == 0
         options = [line.split()[0] for line in done.stdout.splitlines() if line.strip().startswith(("│ --", "│ -"))]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import spacy
@@ -104,3 +105,47 @@ def test_trimmed_pipeline_config_names_no_machine_paths(tmp_path):
     assert set(config["paths"].values()) == {None}
     assert str(tmp_path) not in (tmp_path / "model" / "config.cfg").read_text()
     assert spacy.load(tmp_path / "model").meta["name"] == "sci_ner"
+
+
+def _write_corpus(path, abstracts):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as out:
+        for i, abstract in enumerate(abstracts):
+            out.write(json.dumps({"id": str(i), "title": f"Paper {i}", "abstract": abstract}) + "\n")
+
+
+def test_pretrain_text_keeps_distinct_full_abstracts_in_a_seeded_order(tmp_path):
+    from extractors.train import pretrain_text
+
+    long = [f"We study problem {i} with a transformer encoder. " * 6 for i in range(6)]
+    _write_corpus(tmp_path / "data" / "corpora" / "a.jsonl", [long[0], long[1], "Too short.", long[2]])
+    _write_corpus(tmp_path / "data" / "corpora" / "b.jsonl", [long[1], *long[3:]])  # long[1] again
+    first, second = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    assert pretrain_text(tmp_path / "data", first, n=100) == 6
+    assert pretrain_text(tmp_path / "data", second, n=4) == 4
+    texts = [json.loads(line)["text"] for line in first.read_text().splitlines()]
+    assert sorted(t.split(". ", 1)[1] for t in texts) == sorted(a.strip() for a in long)
+    assert all(t.startswith("Paper ") for t in texts)  # the title leads, case kept
+    assert [json.loads(line)["text"] for line in second.read_text().splitlines()] == texts[:4]
+
+
+def test_pretrained_tok2vec_weights_initialise_the_committed_config(tmp_path):
+    """The committed config pretrains (spacy pretrain) and its final model can start from the weights."""
+    from spacy.training.initialize import init_tok2vec
+    from spacy.util import load_config, load_model_from_config
+
+    from extractors.train import CONFIG, pretrain_tok2vec
+
+    abstracts = [f"We evaluate model {i} on ImageNet and report top-1 accuracy for image classification. " * 3
+                 for i in range(12)]
+    _write_corpus(tmp_path / "data" / "corpora" / "a.jsonl", abstracts)
+    weights = pretrain_tok2vec(tmp_path / "data", tmp_path / "pretrain", texts=12)
+    assert weights.name == "model-last.bin" and weights.stat().st_size > 100_000
+
+    # what `spacy train` does with [initialize] init_tok2vec: the weights load into the config's tok2vec
+    config = load_config(CONFIG, overrides={"paths.init_tok2vec": str(weights)}, interpolate=False)
+    nlp = load_model_from_config(config, auto_fill=True)
+    nlp.initialize()
+    init_tok2vec(nlp, config.interpolate()["pretraining"], config.interpolate()["initialize"])
+    doc = nlp("We evaluate ResNet on ImageNet.")
+    assert doc.tensor.shape == (6, 96)
