@@ -11,6 +11,7 @@ __all__ = [
     "NOUN_ING",
     "is_verbish",
     "GENERIC_PHRASES",
+    "GENERIC_MODIFIERS",
     "BOUNDARY_WORDS",
     "label_for_head",
     "is_generic",
@@ -58,6 +59,8 @@ robustness scalability complexity efficiency effectiveness generalization cost c
 stability interpretability fidelity quality diversity speed overhead
 encoder decoder encoders decoders sampling ablation ablations adaptation diffusion capability
 capabilities computation post-processing postprocessing preprocessing pre-processing
+process processes procedure procedures paradigm paradigms solution solutions formulation formulations
+family families
 """
 _GENERIC_MULTI = """
 baseline method | baseline methods | prior work | state of the art | state-of-the-art methods
@@ -79,7 +82,9 @@ computational efficiency | computational complexity | computational cost | compu
 computational overhead | time complexity | sample complexity | memory footprint | memory cost
 generalization ability | generalization performance | convergence performance
 pretrained model | pretrained models | pre-trained model | pre-trained models | ablation study
-ablation studies | data collection
+ablation studies | data collection | theoretical foundation | theoretical foundations | loss function
+loss functions | objective function | generative framework | generative frameworks | generative approach
+generative approaches | generative method | generative methods | agentic framework | agentic frameworks
 """
 
 _GENERIC_SINGLE = frozenset(_GENERIC_WORDS.split())
@@ -152,6 +157,20 @@ ADJECTIVE_ED: frozenset[str] = frozenset(
 )
 
 
+#: Modifiers that leave a generic head generic ("training-free framework", "closed-form solution",
+#: "base model"). Only :func:`is_generic` reads them: unlike BOUNDARY_WORDS they may start a name
+#: ("natural language processing", "generative adversarial networks").
+GENERIC_MODIFIERS: frozenset[str] = frozenset(
+    """
+    natural flexible useful practical powerful versatile scalable holistic systematic comprehensive
+    rigorous straightforward closed-form end-to-end two-stage multi-stage single-stage plug-and-play
+    training-free tuning-free model-agnostic hybrid diffusion-based learning-based
+    llm-based data-driven base teacher student external internal underlying separate additional
+    state-of-the-art sota
+    """.split()
+)
+
+
 def is_verbish(word: str) -> bool:
     """True for words that are most likely verbs or adverbs, so they end a noun phrase."""
     w = word.lower()
@@ -177,6 +196,7 @@ def is_generic(phrase: str) -> bool:
     words = text.split()
     if not words:
         return True
-    if words[0] in {"our", "this", "the", "these", "their", "its", "a", "an", "proposed", "existing", "such"}:
+    if words[0] in {"our", "this", "the", "these", "their", "its", "a", "an", "proposed", "existing", "such"} \
+            or (len(words) > 1 and words[0] in GENERIC_MODIFIERS):  # "powerful generative frameworks"
         return is_generic(" ".join(words[1:]))
-    return all(w in BOUNDARY_WORDS or w in _GENERIC_SINGLE for w in words)
+    return all(w in BOUNDARY_WORDS or w in _GENERIC_SINGLE or w in GENERIC_MODIFIERS for w in words)

@@ -87,8 +87,8 @@ class MentionChooser(Stateless):
             span_text = text[start_char:end_char]
             if len(span_text) < min_chars or any(taken[start:end]):
                 continue
-            if source != "acronym" and is_generic(span_text):
-                continue
+            if source != "acronym" and (is_generic(span_text) or span_text.count("$") % 2):
+                continue  # no particular thing, or a cut through LaTeX math ("optimal complexity $")
             for i in range(start, end):
                 taken[i] = True
             role = extra.get("role", "used")
