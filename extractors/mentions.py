@@ -189,7 +189,10 @@ def _definition_label(doc: Doc, short: Span, long: Span, cues: list[Span], gaz: 
             return span.label_, role
     head_label = label_for_head(long[-1].text)
     after_label = appositive_label(doc, short.end)
-    for candidate in (after_label, _head_after(doc, short.end), head_label, label):
+    head_after = _head_after(doc, short.end)
+    if head_after == "DATASET" and not any(t.text[:1].isupper() for t in long[1:]):
+        head_after = None  # "question-answer (QA) datasets" is a kind of data, not a named data set
+    for candidate in (after_label, head_after, head_label, label):
         if candidate is not None:
             return candidate, role
     for span, _score in statistical:

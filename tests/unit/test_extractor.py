@@ -112,6 +112,10 @@ def test_a_definition_takes_the_head_noun_after_its_parenthesis(nlp):
     found = spans(nlp, "We propose Sequence Transformation and Mixed Precision (STaMP) quantization, "
                        "a novel strategy for LVMs.")
     assert ("STaMP", "METHOD") in found and ("STaMP", "METRIC") not in found
+    # a data-set head makes a data set of a named long form only, not of a kind of data
+    assert ("LRA", "DATASET") in spans(nlp, "We test on the Long Range Arena (LRA) benchmark.")
+    found = spans(nlp, "Existing methods to create question-answer (QA) datasets depend on limited data.")
+    assert not {("QA", "DATASET"), ("question-answer", "DATASET")} & found
 
 
 def test_a_known_short_form_with_another_long_form_is_not_the_known_thing(nlp):
