@@ -438,7 +438,7 @@ def train_cli(
     work_dir: Path | None = None,
     *,
     vectors: Path | None = None,
-    pretrained: Path | None = None,
+    pretrain: bool | Path = False,
     crossval: int = 0,
     folds: list[int] | None = None,
     first_round: bool = False,
@@ -446,14 +446,15 @@ def train_cli(
 ) -> dict[str, Any]:
     """``kg train``: rebuild the shipped pipeline, or (``crossval``) k-fold its recipe on TDMSci.
 
-    vectors / pretrained: a vectors pipeline or pretrained tok2vec weights from an earlier run's work
-    folder (``WORK/vectors/pipeline``, ``WORK/pretrain/model-last.bin``), to skip those steps.
+    vectors: a vectors pipeline from an earlier run's work folder (``WORK/vectors/pipeline``).
+    pretrain: pretrain the tok2vec first (True), or start from an earlier run's weights
+        (``WORK/pretrain/model-last.bin``); the shipped recipe does not (README: it did not help).
     RETURNS (dict): what ``train`` or ``crossval_tdmsci`` returns (also printed as JSON).
     """
     recipe = FIRST_ROUND if first_round else DEFAULTS
     options: dict[str, Any] = {k: recipe[k] for k in ("dataset_label", "scierc_repeat")}
     options["vectors"] = vectors or recipe["vectors"]
-    options["pretrain"] = pretrained or recipe["pretrain"]
+    options["pretrain"] = pretrain or recipe["pretrain"]
     if crossval:
         result = crossval_tdmsci(data_dir, folds=crossval, only=folds, work_dir=work_dir, seed=seed, **options)
     else:

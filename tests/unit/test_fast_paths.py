@@ -119,7 +119,7 @@ def _reference_mentions(chooser, doc):
     for source, score, span, extra in chooser._candidates(doc, doc.text):
         if len(span.text) < chooser.min_chars or any(taken[span.start: span.end]):
             continue
-        if source != "acronym" and is_generic(span.text):
+        if source != "acronym" and (is_generic(span.text) or span.text.count("$") % 2):
             continue
         for i in range(span.start, span.end):
             taken[i] = True
