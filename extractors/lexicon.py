@@ -171,6 +171,10 @@ GENERIC_MODIFIERS: frozenset[str] = frozenset(
 )
 
 
+#: A phrase made only of these words names nothing ("simple end-to-end framework").
+_NAMES_NOTHING: frozenset[str] = BOUNDARY_WORDS | _GENERIC_SINGLE | GENERIC_MODIFIERS
+
+
 def is_verbish(word: str) -> bool:
     """True for words that are most likely verbs or adverbs, so they end a noun phrase."""
     w = word.lower()
@@ -199,4 +203,4 @@ def is_generic(phrase: str) -> bool:
     if words[0] in {"our", "this", "the", "these", "their", "its", "a", "an", "proposed", "existing", "such"} \
             or (len(words) > 1 and words[0] in GENERIC_MODIFIERS):  # "powerful generative frameworks"
         return is_generic(" ".join(words[1:]))
-    return all(w in BOUNDARY_WORDS or w in _GENERIC_SINGLE or w in GENERIC_MODIFIERS for w in words)
+    return all(w in _NAMES_NOTHING for w in words)

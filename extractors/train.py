@@ -1,9 +1,10 @@
 """Rebuild the shipped scientific-entity pipeline (``extractors/models/sci_ner``) from the shared data.
 
 ``train(...)`` writes the training corpora (``extractors.convert``), optionally trains compact
-in-domain word vectors and pretrains the tok2vec on in-domain abstracts (``spacy pretrain``), runs
-``spacy train`` with the committed config (``extractors/configs/sci_ner.cfg``, seeds fixed) and
-copies the best pipeline, trimmed, to the output directory. ``crossval_tdmsci(...)`` measures the TDMSci figure by k-fold cross-validation.
+in-domain word vectors and (not in the shipped recipe) pretrains the tok2vec on in-domain abstracts
+(``spacy pretrain``), runs ``spacy train`` with the committed config
+(``extractors/configs/sci_ner.cfg``, seeds fixed) and copies the best pipeline, trimmed, to the
+output directory. ``crossval_tdmsci(...)`` measures the TDMSci figure by k-fold cross-validation.
 
 The data directory defaults to ``$KG_SHARED_DATA``, else ``shared/data`` beside the repository.
 """
@@ -192,6 +193,13 @@ def train_vectors(
     return vectors_dir
 
 
+def _vector_settings(vectors_dir: Path | None) -> dict[str, Any]:
+    """Config overrides that make the tok2vec read the static vectors in ``vectors_dir`` (if any)."""
+    if vectors_dir is None:
+        return {}
+    return {"paths.vectors": str(vectors_dir), "components.tok2vec.model.embed.include_static_vectors": True}
+
+
 def pretrain_text(data_dir: Path, path: Path, *, n: int = 20000, seed: int = 0) -> int:
     """Write ``n`` distinct abstracts of ``corpora/`` (title, a full stop, abstract; original case, as
     the NER will read them) as spaCy JSON lines ``{"text": ...}``, in a seeded shuffle of all venues.
@@ -233,7 +241,7 @@ def pretrain_tok2vec(
     weights file of the last epoch, for ``[initialize] init_tok2vec``.
 
     Why: the NER sees 15,000 labelled sentences; the abstracts teach the CNN what 2020s ML text looks
-    like. One epoch over 20,000 abstracts (4.7M words) takes about 18 minutes on one core.
+    like. One epoch over 20,000 abstracts (4.3M words) takes about 18 minutes on one core.
     """
     from spacy.training.pretrain import pretrain
     from spacy.util import load_config
@@ -245,13 +253,9 @@ def pretrain_tok2vec(
         "paths.raw_text": str(raw),
         "pretraining.max_epochs": epochs,
         "system.seed": seed,
+        **_vector_settings(vectors_dir),
         **(overrides or {}),
     }
-    if vectors_dir is not None:
-        settings["paths.vectors"] = str(vectors_dir)
-        settings["components.tok2vec.model.embed.include_static_vectors"] = True
-    # pretrain's settings only: the [training] ones (init_tok2vec ...) would ask for files it never reads
-    settings = {k: v for k, v in settings.items() if not k.startswith(("training.", "paths.init_tok2vec"))}
     pretrain(load_config(config, overrides=settings, interpolate=True), out_dir, use_gpu=-1, silent=False)
     return out_dir / "model-last.bin"
 
@@ -346,9 +350,7 @@ def train(
         "paths.dev": str(paths["dev"]),
         "system.seed": seed,
     }
-    if vectors_dir is not None:
-        settings["paths.vectors"] = str(vectors_dir)
-        settings["components.tok2vec.model.embed.include_static_vectors"] = True
+    settings.update(_vector_settings(vectors_dir))
     if pretrain:
         settings["paths.init_tok2vec"] = str(pretrain)
     settings.update(overrides or {})
