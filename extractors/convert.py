@@ -31,6 +31,9 @@ __all__ = [
     "scirex_docs",
     "write_docbin",
     "is_dataset_name",
+    "SCIERC_TO_PRODUCT",
+    "annotation_doc",
+    "annotation_docs",
 ]
 
 #: TDMSci label -> model label.
@@ -42,6 +45,10 @@ SCIREX_TO_MODEL: dict[str, str] = {
     "Metric": "Metric",
     "Material": "DATASET",
 }
+
+#: SciERC label -> the product's four labels (OtherScientificTerm and Generic are no entity; a
+#: Material is a data set only when it looks like a name, see ``is_dataset_name``).
+SCIERC_TO_PRODUCT: dict[str, str] = {"Method": "METHOD", "Task": "TASK", "Metric": "METRIC", "DATASET": "DATASET"}
 
 _BRACKETS = {"-LRB-", "-RRB-", "-LSB-", "-RSB-", "-LCB-", "-RCB-"}
 
@@ -204,6 +211,46 @@ def _scirex_golds(path: str | Path, sample: float, seed: int, max_sentence_token
                     [words[start:end]],
                     [[(s - start, e - start - 1, l) for s, e, l in inside]],
                 )
+
+
+def annotation_doc(nlp: Any, rec: Any) -> tuple[Any, int]:
+    """A ``Doc`` of one annotated abstract (``kg.annotations.GoldAbstract``) as kg reads it: the
+    normalised text, kg's own tokenizer and sentences, the gold mentions as ``doc.ents`` and every
+    other token ``O``. A mention that does not fall on token boundaries leaves its tokens missing.
+
+    RETURNS: the doc and the number of mentions that did not align.
+    """
+    from kg.paper_eval import gold_spans
+
+    text, spans, unmapped = gold_spans(rec)
+    doc = nlp(text)
+    ents, missing = [], []
+    for start, end, label in sorted(spans):
+        span = doc.char_span(start, end, label=label)
+        if span is None:
+            loose = doc.char_span(start, end, alignment_mode="expand")
+            if loose is not None:
+                missing.append(loose)
+            unmapped += 1
+            continue
+        ents.append(span)
+    ents = [e for e in ents if not any(e.start < m.end and m.start < e.end for m in missing)]
+    doc.set_ents(ents, missing=missing, default="outside")
+    return doc, unmapped
+
+
+def annotation_docs(records: Iterable[Any], nlp: Any | None = None) -> Iterator[Any]:
+    """Training docs from annotated abstracts (see :func:`annotation_doc`); ``nlp`` gives the
+    tokenizer and sentence splitter (default: kg's tuned tokenizer and spaCy's sentencizer)."""
+    if nlp is None:
+        import spacy
+
+        from extractors.pipeline import tune_tokenizer
+
+        nlp = tune_tokenizer(spacy.blank("en"))
+        nlp.add_pipe("sentencizer")
+    for rec in records:
+        yield annotation_doc(nlp, rec)[0]
 
 
 def write_docbin(docs: Iterable[Any], path: str | Path) -> int:

@@ -23,6 +23,7 @@ from kg.model import Mention, Paper, RelationMention
 from . import acronyms as _acronyms  # noqa: F401  (registers the kg_acronyms factory)
 from . import mentions as _mentions  # noqa: F401  (registers kg_mentions)
 from . import relations as _relations  # noqa: F401  (registers kg_relations)
+from . import roles as _roles  # noqa: F401  (registers kg_roles)
 from .mentions import MENTIONS_KEY
 from .relations import RELATIONS_KEY  # where kg_relations leaves its plain relation records
 from .rules import add_gazetteer
@@ -33,7 +34,7 @@ __all__ = ["DEFAULT_MODEL", "RELATIONS_KEY", "Extraction", "shipped_model_path",
 #: Name of the trained pipeline directory inside ``extractors/models``.
 DEFAULT_MODEL = "sci_ner"
 _SIZED_NAME = re.compile(r"^[A-Za-z][\w.]*-\d+(?:\.\d+)?[kKMBbT]$")
-RULE_COMPONENTS = ("kg_acronyms", "kg_gazetteer", "kg_cues", "kg_heads", "kg_mentions", "kg_relations")  # + kg_gazetteer_shapes, kg_gazetteer_lower
+RULE_COMPONENTS = ("kg_acronyms", "kg_gazetteer", "kg_cues", "kg_heads", "kg_mentions", "kg_roles", "kg_relations")  # + kg_gazetteer_shapes, kg_gazetteer_lower
 
 
 def shipped_model_path() -> Path | None:

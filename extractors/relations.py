@@ -499,11 +499,12 @@ class RelationExtractor:
     """Pipeline component: relations between the statistical spans and the kg mentions of a doc."""
 
     def __init__(self, nlp: Language, name: str = "kg_relations", *, model_path: str | None = None,
-                 spans_key: str | None = None, min_score: float = 0.5):
+                 spans_key: str | None = None, min_score: float | None = None):
         self.name = name
         self.spans_key = spans_key
-        self.min_score = min_score
         self.model = RelationModel.from_disk(model_path or MODEL_DIR)
+        # the operating point chosen for precision (relations_train --min-precision), else 0.5
+        self.min_score = float(min_score if min_score is not None else (self.model.meta or {}).get("min_score", 0.5))
 
     def candidate_spans(self, doc: Doc) -> tuple[list[EntSpan], dict[tuple[int, int], dict[str, Any]]]:
         """Candidate spans (token offsets, SciERC labels) and which of them are kg mentions
@@ -601,16 +602,17 @@ class RelationExtractor:
         return self
 
 
-@Language.factory("kg_relations", default_config={"model_path": None, "spans_key": None, "min_score": 0.5})
+@Language.factory("kg_relations", default_config={"model_path": None, "spans_key": None, "min_score": None})
 def make_relation_extractor(nlp: Language, name: str, model_path: str | None,
-                            spans_key: str | None, min_score: float) -> RelationExtractor:
+                            spans_key: str | None, min_score: float | None) -> RelationExtractor:
     """The ``kg_relations`` component.
 
     model_path (str | None): a relation model directory; None for the one shipped in
         ``extractors/models/relations``.
     spans_key (str | None): read statistical spans from ``doc.spans[spans_key]`` instead of ``doc.ents``.
-    min_score (float): the least probability of a product relation (``doc.user_data["kg_relations"]``);
-        ``kg_span_relations``, which ``kg eval`` scores, keeps every prediction. Defaults to 0.5.
+    min_score (float | None): the least probability of a product relation (``doc.user_data["kg_relations"]``);
+        ``kg_span_relations``, which ``kg eval`` scores, keeps every prediction. None: the model's
+        operating point (``meta["min_score"]``, chosen for precision on SciERC dev), else 0.5.
     RETURNS (RelationExtractor): the component.
     """
     return RelationExtractor(nlp, name, model_path=model_path, spans_key=spans_key, min_score=min_score)

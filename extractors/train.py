@@ -21,13 +21,23 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from extractors.convert import conll_docs, scierc_docs, scirex_docs, write_docbin
+from extractors.convert import (
+    SCIERC_TO_PRODUCT,
+    annotation_docs,
+    conll_docs,
+    scierc_docs,
+    scirex_docs,
+    write_docbin,
+)
 
 __all__ = [
     "CONFIG",
     "MODEL_DIR",
     "default_data_dir",
+    "ANNOTATIONS",
+    "PRODUCT",
     "build_corpora",
+    "build_product_corpora",
     "vector_text",
     "train_vectors",
     "pretrain_text",
@@ -60,6 +70,23 @@ DEFAULTS: dict[str, Any] = {**FIRST_ROUND, "dataset_label": False, "scierc_repea
 STAGE1_STEPS = 2000
 #: Stage-1 corpus options (whatever the final model's: SciERC once, its data-set names as DATASET).
 STAGE1_OPTIONS: dict[str, Any] = {"dataset_label": True, "scierc_repeat": 1}
+
+
+#: The in-domain annotations shipped with the repository (data/annotations/).
+ANNOTATIONS = Path(__file__).resolve().parents[1] / "data" / "annotations"
+#: The shipped recipe: the product's four labels learned from the in-domain annotations
+#: (``annotations_repeat`` copies of train.jsonl plus any user files), with SciERC mapped onto the four
+#: labels ``scierc_repeat`` times, TDMSci and a SciREX sample as partial annotations; checkpoints are
+#: chosen on the in-domain dev split. docs/training.md has what each ingredient is worth.
+PRODUCT: dict[str, Any] = {
+    "annotations_repeat": 1,
+    "scierc_repeat": 1,
+    "tdmsci": False,
+    "scirex_sample": 0.0,
+    "vectors": True,
+    "pretrain": False,
+    "seed": 0,
+}
 
 
 def default_data_dir() -> Path:
@@ -112,6 +139,65 @@ def build_corpora(
     n_dev = write_docbin(scierc_docs(data_dir / "scierc" / "dev.json", vocab, dataset_label=True), paths["dev"])
     print(f"corpora: {n_train} training docs, {n_dev} dev docs -> {out_dir}")
     return paths
+
+
+def build_product_corpora(
+    data_dir: Path,
+    out_dir: Path,
+    *,
+    annotations: list[Path],
+    dev: list[Path],
+    annotations_repeat: int = PRODUCT["annotations_repeat"],
+    scierc_repeat: int = PRODUCT["scierc_repeat"],
+    tdmsci: bool = PRODUCT["tdmsci"],
+    scirex_sample: float = PRODUCT["scirex_sample"],
+    seed: int = 0,
+) -> dict[str, Path]:
+    """Write ``train.spacy`` and ``dev.spacy`` in the product's labels (METHOD, DATASET, TASK, METRIC).
+
+    Train: the annotated abstracts ``annotations_repeat`` times (kg's tokenizer on the text kg reads,
+    every other token O); SciERC train ``scierc_repeat`` times with Method, Task and Metric kept,
+    Materials that look like names as DATASET and the rest O; TDMSci's TASK/DATASET/METRIC and a
+    SciREX sample with unlabelled tokens missing. Dev: the annotated ``dev`` files.
+    """
+    import spacy
+
+    from kg.annotations import load
+
+    vocab = spacy.blank("en").vocab
+    out_dir.mkdir(parents=True, exist_ok=True)
+    gold = load(annotations) if annotations else []
+    product_tdmsci = {"TASK": "TASK", "DATASET": "DATASET", "METRIC": "METRIC"}
+    product_scirex = {"Method": "METHOD", "Task": "TASK", "Metric": "METRIC", "Material": "DATASET"}
+
+    def train_docs() -> Iterator[Any]:
+        for _ in range(annotations_repeat):
+            yield from annotation_docs(gold)
+        for _ in range(scierc_repeat):
+            for doc in scierc_docs(data_dir / "scierc" / "train.json", vocab, dataset_label=True):
+                yield _relabel(doc, SCIERC_TO_PRODUCT)
+        if tdmsci:
+            yield from conll_docs(data_dir / "tdmsci" / "train.conll", vocab, label_map=product_tdmsci, partial=True)
+        if scirex_sample > 0:
+            yield from scirex_docs(data_dir / "scirex" / "train.jsonl", vocab, label_map=product_scirex,
+                                   sample=scirex_sample, seed=seed)
+
+    paths = {"train": out_dir / "train.spacy", "dev": out_dir / "dev.spacy"}
+    n_train = write_docbin(train_docs(), paths["train"])
+    n_dev = write_docbin(annotation_docs(load(dev)), paths["dev"])
+    print(f"corpora: {n_train} training docs ({len(gold)} annotated abstracts x {annotations_repeat}), "
+          f"{n_dev} dev docs -> {out_dir}")
+    return paths
+
+
+def _relabel(doc: Any, label_map: dict[str, str]) -> Any:
+    """The same doc with entity labels mapped; a label the map lacks becomes O (SciERC annotates
+    every token, so its other terms are known not to be one of the four)."""
+    from spacy.tokens import Span
+
+    ents = [Span(doc, e.start, e.end, label=label_map[e.label_]) for e in doc.ents if e.label_ in label_map]
+    doc.set_ents(ents, default="outside")
+    return doc
 
 
 def vector_text(data_dir: Path, path: Path) -> int:
@@ -295,8 +381,15 @@ def train(
     scierc_repeat: int = DEFAULTS["scierc_repeat"],
     pretrain: bool | Path = DEFAULTS["pretrain"],
     seed: int = DEFAULTS["seed"],
+    annotations: list[Path] | None = None,
+    dev_annotations: list[Path] | None = None,
+    annotations_repeat: int = PRODUCT["annotations_repeat"],
 ) -> dict[str, Any]:
     """Train the pipeline and copy the best one to ``output``.
+
+    annotations: in-domain annotation files; when given, the model learns the product's four labels
+        (:func:`build_product_corpora`, checkpoints chosen on ``dev_annotations``) and ``dataset_label``
+        and ``tdmsci_mask`` are not used. Without them, the older SciERC recipe (six labels + DATASET).
 
     pretrain: start the final model's tok2vec from :func:`pretrain_tok2vec`'s weights (True: pretrain
         now; a path: weights from an earlier run). The stage-1 mask model starts from scratch.
@@ -311,6 +404,9 @@ def train(
     vectors_dir: Path | None = None
     if vectors:
         vectors_dir = vectors if isinstance(vectors, Path) else train_vectors(data_dir, work / "vectors", seed=seed)
+    product = annotations is not None
+    if product:
+        tdmsci_mask = None
     if tdmsci and tdmsci_mask == "auto":
         # stage 1: SciERC + TDMSci with unlabelled tokens missing; its Method/OST/Generic/Material
         # predictions then mark what TDMSci is silent about, and everything else there becomes O.
@@ -334,17 +430,23 @@ def train(
     if pretrain is True:
         pretrain = pretrain_tok2vec(data_dir, work / "pretrain", config=config, vectors_dir=vectors_dir,
                                     overrides=overrides, seed=seed)
-    paths = build_corpora(
-        data_dir,
-        work / "corpus",
-        tdmsci=tdmsci,
-        tdmsci_keep=tdmsci_keep,
-        scirex_sample=scirex_sample,
-        dataset_label=dataset_label,
-        tdmsci_mask=Path(tdmsci_mask) if tdmsci_mask else None,
-        scierc_repeat=scierc_repeat,
-        seed=seed,
-    )
+    if product:
+        paths = build_product_corpora(
+            data_dir, work / "corpus", annotations=list(annotations or []),
+            dev=list(dev_annotations or [ANNOTATIONS / "dev.jsonl"]), annotations_repeat=annotations_repeat,
+            scierc_repeat=scierc_repeat, tdmsci=tdmsci, scirex_sample=scirex_sample, seed=seed)
+    else:
+        paths = build_corpora(
+            data_dir,
+            work / "corpus",
+            tdmsci=tdmsci,
+            tdmsci_keep=tdmsci_keep,
+            scirex_sample=scirex_sample,
+            dataset_label=dataset_label,
+            tdmsci_mask=Path(tdmsci_mask) if tdmsci_mask else None,
+            scierc_repeat=scierc_repeat,
+            seed=seed,
+        )
     settings: dict[str, Any] = {
         "paths.train": str(paths["train"]),
         "paths.dev": str(paths["dev"]),

@@ -173,6 +173,29 @@ def load(paths: Iterable[str | Path]) -> list[GoldAbstract]:
     return out
 
 
+def project(text: str, target: str, spans: Iterable[tuple[int, int]]) -> list[tuple[int, int] | None]:
+    """Map ``[start, end)`` spans of ``text`` onto ``target``, a copy with markup dropped and white
+    space collapsed (``kg.corpus.normalise_abstract``): what kg extracts from. A span whose first or
+    last character was dropped maps to None.
+
+    >>> project("the  _SSoT_ prompt", "the SSoT prompt", [(6, 10), (0, 3), (5, 11)])
+    [(4, 8), (0, 3), None]
+    """
+    from difflib import SequenceMatcher
+
+    where: dict[int, int] = {}
+    for a, b, size in SequenceMatcher(None, text, target, autojunk=False).get_matching_blocks():
+        for k in range(size):
+            where[a + k] = b + k
+    out: list[tuple[int, int] | None] = []
+    for s, e in spans:
+        if s in where and e - 1 in where:
+            out.append((where[s], where[e - 1] + 1))
+        else:
+            out.append(None)
+    return out
+
+
 # -- drafting: surface forms -> offsets ---------------------------------------------------------
 
 

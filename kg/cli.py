@@ -319,28 +319,98 @@ def html_cli(
     typer.echo(str(path))
 
 
+def _sniff_gold_format(path: Path) -> str:
+    """scierc, conll or annotations, from the file's first non-blank line."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            first = next((line for line in handle if line.strip()), "")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise KgError(f"{path}: cannot read gold file ({exc})") from None
+    try:
+        record = json.loads(first)
+    except json.JSONDecodeError:
+        return "conll"
+    if isinstance(record, dict) and "entities" in record and "text" in record:
+        return "annotations"
+    return "scierc"
+
+
 @app.command("eval")
 def eval_command(
-    gold: Annotated[Path, typer.Argument(help="A gold file: SciERC JSON lines or CoNLL (token ... BIO-tag).", exists=True, dir_okay=False)],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="scierc or conll.")] = "scierc",
-    save_predictions: Annotated[Optional[Path], typer.Option("--save-predictions", "-s", help="Write the predictions as JSON lines.")] = None,
+    gold: Annotated[list[Path], typer.Argument(help="Gold files: kg annotations (JSON lines with text and entities), SciERC JSON lines or CoNLL (token ... BIO-tag).", exists=True, dir_okay=True)],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="auto (from the file), annotations, scierc or conll.")] = "auto",
+    save_predictions: Annotated[Optional[Path], typer.Option("--save-predictions", "-s", help="Write the predictions as JSON lines (annotations: each paper's false positives and misses).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
     model: Annotated[Optional[Path], typer.Option("--model", "-m", help="A spaCy pipeline instead of the shipped one.")] = None,
+    graph: Annotated[Optional[Path], typer.Option("--graph", "-g", help="Annotations only: score this built graph.json (papers by id) instead of building one.")] = None,
+    no_model: Annotated[bool, typer.Option("--rules-only", help="Annotations only: build with rules and gazetteers alone.")] = False,
     resolution: Annotated[bool, typer.Option("--resolution", help="Score within-document resolution against the gold coreference clusters instead (SciERC).")] = False,
 ) -> None:
-    """Score the extractor on a gold file's own tokens: per-label and micro P/R/F1, exact span and label."""
-    from .evaluation import FORMATS, eval_cli
+    """Score the extractor on gold files.
 
+    Annotations (data/annotations/*.jsonl): the graph built from the gold abstracts with the whole
+    pipeline is scored paper by paper, per label, with PROPOSES precision and recall, and mention by
+    mention. SciERC and CoNLL: the statistical model alone on the gold tokens, exact span and label.
+    """
+    from .evaluation import FORMATS
+
+    if fmt == "auto":
+        fmt = "annotations" if gold[0].is_dir() else _sniff_gold_format(gold[0])
+    if fmt == "annotations":
+        _eval_annotations(gold, model, no_model, graph, save_predictions, as_json)
+        return
     if fmt not in FORMATS:
-        raise KgError(f"--format {fmt!r} is not supported; use one of {', '.join(FORMATS)}")
+        raise KgError(f"--format {fmt!r} is not supported; use auto, annotations or one of {', '.join(FORMATS)}")
+    if len(gold) != 1 or gold[0].is_dir():
+        raise KgError(f"--format {fmt} scores one gold file; got {', '.join(map(str, gold))}")
     if resolution:
         if fmt != "scierc":
             raise KgError("--resolution needs coreference clusters: use a SciERC file with --format scierc")
         from .resolution_eval import resolution_cli
 
-        resolution_cli(gold, as_json=as_json, model=str(model) if model else None)
+        resolution_cli(gold[0], as_json=as_json, model=str(model) if model else None)
         return
-    eval_cli(gold, fmt, save_predictions=save_predictions, as_json=as_json, model=str(model) if model else None)
+    from .evaluation import eval_cli
+
+    eval_cli(gold[0], fmt, save_predictions=save_predictions, as_json=as_json, model=str(model) if model else None)
+
+
+def _eval_annotations(gold: list[Path], model: Optional[Path], no_model: bool, graph: Optional[Path],
+                      save_predictions: Optional[Path], as_json: bool) -> None:
+    from .annotations import AnnotationError, load
+    from .evaluation import prf_table
+    from .paper_eval import evaluate_annotations, score_graph
+
+    try:
+        if graph is not None:
+            from .graph import KnowledgeGraph
+
+            result = {"gold": [str(p) for p in gold], "format": "annotations", "graph": str(graph),
+                      "paper": score_graph(KnowledgeGraph.load(graph), load(gold), keep_errors=save_predictions is not None)}
+            result["docs"] = result["paper"]["papers"]
+        else:
+            result = evaluate_annotations(gold, _load_nlp(model, no_model), keep_errors=save_predictions is not None)
+    except AnnotationError as exc:
+        raise KgError(str(exc)) from None
+    errors = result["paper"].pop("errors", None)
+    if save_predictions is not None and errors is not None:
+        with save_predictions.open("w", encoding="utf-8") as handle:
+            for row in errors:
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    if as_json:
+        print(json.dumps(result))
+        return
+    paper = result["paper"]
+    title = f"{', '.join(result['gold'])}: {result['docs']} papers, (paper, label, entity)"
+    console.print(prf_table(title, ["label"], [*(((k,), v) for k, v in paper["per_type"].items()), (("micro",), paper)]))
+    roles = paper["proposes"]
+    console.print(f"PROPOSES on matched methods and data sets: precision {100 * roles['precision']:.1f}, "
+                  f"recall {100 * roles['recall']:.1f} (tp {roles['tp']}, fp {roles['fp']}, fn {roles['fn']}); "
+                  f"{roles['predicted']} marked proposed in all, {100 * roles['precision_all']:.1f}% of them right")
+    if "spans" in result:
+        spans = result["spans"]
+        console.print(prf_table("mentions (exact span and label)", ["label"],
+                                [*(((k,), v) for k, v in spans["per_type"].items()), (("micro",), spans)]))
 
 
 @app.command("train")

@@ -276,6 +276,7 @@ def predict(
     spans_key: str | None = None,
     batch_size: int = 64,
     relations: list[list[list[tuple[int, int, int, int, str]]]] | None = None,
+    relation_scores: dict[tuple[Any, ...], float] | None = None,
 ) -> list[list[list[Span]]]:
     """Run ``nlp`` on each gold document's own tokens.
 
@@ -283,6 +284,8 @@ def predict(
     relations (list | None): when given, receives per document, per gold sentence, the relations
         the pipeline's ``kg_relations`` wrote, as ``(s1, e1, s2, e2, label)`` (end inclusive; a
         relation is kept in the sentence where its first span starts).
+    relation_scores (dict | None): when given, receives each of those relations' probability, keyed
+        ``(doc key, s1, e1, s2, e2, label)``.
     RETURNS (list): per document, per gold sentence, the predicted ``(start, end, label)`` spans
         (document-level, end inclusive, gold vocabulary). A span crossing a sentence boundary is kept
         in the sentence where it starts.
@@ -305,10 +308,12 @@ def predict(
         out.append([sorted(spans) for spans in per_sentence])
         if relations is not None:
             per_sentence_rels: list[set[tuple[int, int, int, int, str]]] = [set() for _ in gold.sentences]
-            for hs, he, ts, te, rel_label, *_ in doc.user_data.get("kg_span_relations", []):
+            for hs, he, ts, te, rel_label, *rest in doc.user_data.get("kg_span_relations", []):
                 if per_sentence_rels:
                     i = next((k for k, end in enumerate(bounds) if min(hs, ts) < end), len(bounds) - 1)
                     per_sentence_rels[i].add((hs, he - 1, ts, te - 1, rel_label))
+                    if relation_scores is not None:
+                        relation_scores[(gold.key, hs, he - 1, ts, te - 1, rel_label)] = float(rest[0]) if rest else 1.0
             relations.append([sorted(rels) for rels in per_sentence_rels])
     return out
 
@@ -350,6 +355,27 @@ def score_relations(
     return score_spans(pred_set, gold_set, RELATION_LABELS)
 
 
+def relation_operating_point(
+    golds: Sequence[GoldDoc], scores: dict[tuple[Any, ...], float], *, min_precision: float = 0.7,
+) -> dict[str, Any]:
+    """The lowest relation probability at which the kept relations (both spans exact and label) are
+    at least ``min_precision`` precise, with the precision and recall there (``min_score`` None when
+    no cut-off reaches it)."""
+    gold_set = {(g.key, *r[:4], r[4]) for g in golds for rels in g.relations for r in rels}
+    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+    tp = fp = 0
+    best: dict[str, Any] = {"min_score": None, "p": 0.0, "r": 0.0, "f": 0.0, "kept": 0}
+    for k, (key, score) in enumerate(ranked):
+        tp += key in gold_set
+        fp += key not in gold_set
+        if k + 1 < len(ranked) and ranked[k + 1][1] == score:
+            continue
+        p, r = tp / (tp + fp), tp / len(gold_set) if gold_set else 0.0
+        if p >= min_precision:
+            best = {"min_score": score, "p": p, "r": r, "f": 2 * p * r / (p + r) if p + r else 0.0, "kept": tp + fp}
+    return best
+
+
 def evaluate(
     gold_path: str | Path,
     fmt: str,
@@ -371,7 +397,9 @@ def evaluate(
     predicted_relations: list[list[list[tuple[int, int, int, int, str]]]] | None = (
         [] if "kg_relations" in getattr(nlp, "pipe_names", ()) else None
     )
-    predicted = predict(golds, nlp, fmt, spans_key=spans_key, relations=predicted_relations)
+    relation_scores: dict[tuple[Any, ...], float] = {}
+    predicted = predict(golds, nlp, fmt, spans_key=spans_key, relations=predicted_relations,
+                        relation_scores=relation_scores)
     seconds = time.perf_counter() - started
     gold_set = {
         (gold.key, s, e, label) for gold in golds for spans in gold.ner for s, e, label in spans
@@ -399,7 +427,18 @@ def evaluate(
         "ents_f": scores["f"],
         "ents_per_type": scores["per_type"],
         "relations": score_relations(golds, predicted_relations) if predicted_relations is not None and fmt == "scierc" else None,
+        "relations_kept": _kept_relations(golds, predicted_relations, relation_scores, nlp)
+        if predicted_relations is not None and fmt == "scierc" else None,
     }
+
+
+def _kept_relations(golds: Sequence[GoldDoc], predicted: Sequence[Any], scores: dict[tuple[Any, ...], float],
+                    nlp: Any) -> dict[str, Any]:
+    """Relations scored as the graph keeps them: only those at or above kg_relations' min_score."""
+    min_score = float(getattr(nlp.get_pipe("kg_relations"), "min_score", 0.0))
+    kept = [[[r for r in rels if scores.get((g.key, *r), 1.0) >= min_score] for rels in doc]
+            for g, doc in zip(golds, predicted)]
+    return {"min_score": min_score, **score_relations(golds, kept)}
 
 
 def prediction_records(
@@ -468,8 +507,11 @@ def render_relations_table(result: dict[str, Any]) -> Any:
     rel = result.get("relations")
     if not rel:
         return None
-    return prf_table("relations (both spans exact and label)", ["relation"],
-                     [((label,), s) for label, s in [*rel["per_type"].items(), ("micro", rel)]])
+    kept = result.get("relations_kept")
+    rows = [((label,), s) for label, s in [*rel["per_type"].items(), ("micro", rel)]]
+    if kept:
+        rows.append(((f"kept (score >= {kept['min_score']:.2f})",), kept))
+    return prf_table("relations (both spans exact and label)", ["relation"], rows)
 
 
 def eval_cli(
