@@ -234,7 +234,12 @@ def annotation_doc(nlp: Any, rec: Any) -> tuple[Any, int]:
             unmapped += 1
             continue
         ents.append(span)
-    ents = [e for e in ents if not any(e.start < m.end and m.start < e.end for m in missing)]
+    unknown = [False] * len(doc)
+    for m in missing:
+        for i in range(m.start, m.end):
+            unknown[i] = True
+    ents = [e for e in ents if not any(unknown[e.start:e.end])]
+    missing = [doc[i:i + 1] for i, flag in enumerate(unknown) if flag]
     doc.set_ents(ents, missing=missing, default="outside")
     return doc, unmapped
 

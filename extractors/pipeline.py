@@ -43,6 +43,35 @@ def shipped_model_path() -> Path | None:
     return path if (path / "config.cfg").exists() else None
 
 
+#: kg's settings for a trained pipeline, beside its config: the role model's file and the relation
+#: cut-offs chosen for it (written by ``kg train``).
+SETTINGS_FILE = "kg.json"
+
+
+def read_settings(model_dir: str | Path | None) -> dict:
+    """The ``kg.json`` of a pipeline directory ({} when there is none)."""
+    if model_dir is None:
+        return {}
+    path = Path(model_dir) / SETTINGS_FILE
+    if not path.is_file():
+        return {}
+    import json
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"{path}: not a kg settings file ({exc})") from exc
+
+
+def update_settings(model_dir: Path, **values: object) -> dict:
+    """Merge ``values`` into ``model_dir/kg.json`` and return the result."""
+    import json
+
+    settings = {**read_settings(model_dir), **values}
+    (Path(model_dir) / SETTINGS_FILE).write_text(json.dumps(settings, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return settings
+
+
 def load_pipeline(name_or_path: str | Path | None = None, *, rules: bool = True,
                   statistical: bool = True) -> Language:
     """The extraction pipeline.
@@ -67,7 +96,8 @@ def load_pipeline(name_or_path: str | Path | None = None, *, rules: bool = True,
             raise ModelError(f"{target}: cannot load a spaCy pipeline from it ({str(exc).splitlines()[0]}); "
                              "give a pipeline directory or an installed package name") from exc
     if rules:
-        add_rules(nlp)
+        directory = Path(target) if target is not None and Path(target).is_dir() else None
+        add_rules(nlp, read_settings(directory), directory)
     return nlp
 
 
@@ -94,8 +124,19 @@ def tune_tokenizer(nlp: Language) -> Language:
     return nlp
 
 
-def add_rules(nlp: Language) -> Language:
-    """Add sentence splitting and the kg rule components that are not already in ``nlp``."""
+def add_rules(nlp: Language, settings: dict | None = None, model_dir: Path | None = None) -> Language:
+    """Add sentence splitting and the kg rule components that are not already in ``nlp``.
+
+    settings: the pipeline's ``kg.json`` (see :func:`read_settings`): ``roles`` names the role
+        model file in ``model_dir``, ``relations.label_min_scores`` the relation cut-offs.
+    """
+    settings = settings or {}
+    configs: dict[str, dict] = {}
+    if settings.get("roles") and model_dir is not None:
+        configs["kg_roles"] = {"model_path": str(model_dir / settings["roles"])}
+    cutoffs = (settings.get("relations") or {}).get("label_min_scores")
+    if cutoffs is not None:
+        configs["kg_relations"] = {"label_min_scores": cutoffs}
     tune_tokenizer(nlp)
     if not any(name in nlp.pipe_names for name in ("senter", "parser", "sentencizer")):
         nlp.add_pipe("sentencizer", first=True)
@@ -105,7 +146,7 @@ def add_rules(nlp: Language) -> Language:
         if name == "kg_gazetteer":
             add_gazetteer(nlp, name)
         else:
-            nlp.add_pipe(name)
+            nlp.add_pipe(name, config=configs.get(name, {}))
     return nlp
 
 

@@ -499,12 +499,23 @@ class RelationExtractor:
     """Pipeline component: relations between the statistical spans and the kg mentions of a doc."""
 
     def __init__(self, nlp: Language, name: str = "kg_relations", *, model_path: str | None = None,
-                 spans_key: str | None = None, min_score: float | None = None):
+                 spans_key: str | None = None, min_score: float | None = None,
+                 label_min_scores: dict[str, float] | None = None):
         self.name = name
         self.spans_key = spans_key
         self.model = RelationModel.from_disk(model_path or MODEL_DIR)
-        # the operating point chosen for precision (relations_train --min-precision), else 0.5
-        self.min_score = float(min_score if min_score is not None else (self.model.meta or {}).get("min_score", 0.5))
+        self.min_score = 0.5 if min_score is None else float(min_score)
+        # the operating point chosen for precision (kg train): per label; a label left out is never kept
+        self.label_min_scores = None if label_min_scores is None else {k: float(v) for k, v in label_min_scores.items()}
+
+    def keeps(self, label: str, score: float) -> bool:
+        """Whether a relation of ``label`` with probability ``score`` becomes a product relation."""
+        if self.label_min_scores is not None:
+            return label in self.label_min_scores and score >= self.label_min_scores[label]
+        return score >= self.min_score
+
+    def cutoffs(self) -> dict[str, float] | float:
+        return dict(self.label_min_scores) if self.label_min_scores is not None else self.min_score
 
     def candidate_spans(self, doc: Doc) -> tuple[list[EntSpan], dict[tuple[int, int], dict[str, Any]]]:
         """Candidate spans (token offsets, SciERC labels) and which of them are kg mentions
@@ -579,7 +590,7 @@ class RelationExtractor:
                     score = float(p[k])
                     found.append([head[0], head[1], tail[0], tail[1], label, round(score, 4)])
                     h, t = mentions.get(head[:2]), mentions.get(tail[:2])
-                    if h is None or t is None or score < self.min_score or same_concept(h, t):
+                    if h is None or t is None or not self.keeps(label, score) or same_concept(h, t):
                         continue
                     product.append({"head": [h["start"], h["end"]], "tail": [t["start"], t["end"]],
                                     "label": label, "score": round(score, 4), "extractor": "relations"})
@@ -602,17 +613,21 @@ class RelationExtractor:
         return self
 
 
-@Language.factory("kg_relations", default_config={"model_path": None, "spans_key": None, "min_score": None})
-def make_relation_extractor(nlp: Language, name: str, model_path: str | None,
-                            spans_key: str | None, min_score: float | None) -> RelationExtractor:
+@Language.factory("kg_relations", default_config={"model_path": None, "spans_key": None, "min_score": None,
+                                                  "label_min_scores": None})
+def make_relation_extractor(nlp: Language, name: str, model_path: str | None, spans_key: str | None,
+                            min_score: float | None, label_min_scores: dict[str, float] | None) -> RelationExtractor:
     """The ``kg_relations`` component.
 
     model_path (str | None): a relation model directory; None for the one shipped in
         ``extractors/models/relations``.
     spans_key (str | None): read statistical spans from ``doc.spans[spans_key]`` instead of ``doc.ents``.
     min_score (float | None): the least probability of a product relation (``doc.user_data["kg_relations"]``);
-        ``kg_span_relations``, which ``kg eval`` scores, keeps every prediction. None: the model's
-        operating point (``meta["min_score"]``, chosen for precision on SciERC dev), else 0.5.
+        ``kg_span_relations``, which ``kg eval`` scores, keeps every prediction. None: 0.5.
+    label_min_scores (dict | None): per relation label, the least probability instead (a label it
+        lacks is never a product relation); ``kg train`` chooses them for precision on SciERC dev and
+        ``load_pipeline`` reads them from the trained pipeline's ``kg.json``.
     RETURNS (RelationExtractor): the component.
     """
-    return RelationExtractor(nlp, name, model_path=model_path, spans_key=spans_key, min_score=min_score)
+    return RelationExtractor(nlp, name, model_path=model_path, spans_key=spans_key, min_score=min_score,
+                             label_min_scores=label_min_scores)

@@ -413,6 +413,31 @@ def train_relations(output: Path | None = MODEL_DIR, data_dir: Path | None = Non
     return result
 
 
+def choose_operating_point(ner_model: str | Path | None = None, model_dir: Path = MODEL_DIR,
+                           data_dir: Path | None = None, *, min_precision: float = 0.7) -> dict[str, Any]:
+    """Per relation label, the least probability the graph keeps: the lowest at which that label's
+    relations on SciERC dev, end to end with ``ner_model``'s spans, are ``min_precision`` precise
+    (:func:`kg.evaluation.relation_operating_point`). A wrong edge misleads a reader more than a
+    missing one; the result says what recall that costs.
+
+    RETURNS (dict): ``label_min_scores`` and the kept dev relations' ``p``, ``r``, ``f``, ``kept``.
+    """
+    from extractors.pipeline import load_pipeline
+    from kg.evaluation import predict, read_scierc, relation_operating_point
+
+    data_dir = data_dir or default_data_dir()
+    docs = list(read_scierc(data_dir / "scierc" / "dev.json"))
+    nlp = load_pipeline(ner_model, rules=False)
+    nlp.add_pipe("kg_relations", config={"model_path": str(model_dir), "min_score": 0.0})
+    scores: dict[tuple[Any, ...], float] = {}
+    predict(docs, nlp, "scierc", relations=[], relation_scores=scores)
+    point = relation_operating_point(docs, scores, min_precision=min_precision)
+    point["min_precision"] = min_precision
+    print(f"operating point {point['label_min_scores']}: keeps {point['kept']} SciERC dev relations, "
+          f"P {100 * point['p']:.1f} R {100 * point['r']:.1f} F1 {100 * point['f']:.1f}")
+    return point
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     from extractors.pipeline import shipped_model_path
 
@@ -429,11 +454,27 @@ def main(argv: Sequence[str] | None = None) -> None:
                         "NONE margin (it overfits the CV proxy: SciERC dev 26.0 end to end against 26.8 without)")
     parser.add_argument("--c", type=float, default=1.0, help="inverse L2 strength")
     parser.add_argument("--min-count", type=int, default=2)
+    parser.add_argument("--min-precision", type=float, default=0.7,
+                        help="choose the graph's relation cut-off for this precision on SciERC dev, end to end")
+    parser.add_argument("--operating-point", action="store_true",
+                        help="only choose the cut-offs of the model in --output for --ner (no training); "
+                        "they are written to the NER pipeline's kg.json")
     args = parser.parse_args(argv)
     ner = args.ner or shipped_model_path()
+    if args.operating_point:
+        from extractors.pipeline import update_settings
+
+        point = choose_operating_point(ner, args.output, args.data_dir, min_precision=args.min_precision)
+        update_settings(Path(ner), relations=point)
+        return
     result = train_relations(args.output, args.data_dir, ner_model=ner, tune_on=args.tune_on,
                              train_spans=args.train_spans, folds=args.folds, label_bias=args.label_bias,
                              c=args.c, min_count=args.min_count)
+    if args.output is not None:
+        from extractors.pipeline import update_settings
+
+        result["operating_point"] = choose_operating_point(ner, args.output, args.data_dir, min_precision=args.min_precision)
+        update_settings(Path(ner), relations=result["operating_point"])
     print(json.dumps({k: v for k, v in result.items() if k not in ("gold", "end_to_end")}))
 
 

@@ -536,6 +536,22 @@ def crossval_tdmsci(
     }
 
 
+def finish_pipeline(output: Path, train_files: list[Path], dev_files: list[Path], data_dir: Path | None = None,
+                    *, role_precision: float = 0.9, relation_precision: float = 0.7) -> dict[str, Any]:
+    """What a trained NER needs beside it (``output/kg.json``): the role model fitted on the pipeline's
+    own mentions of ``train_files`` (threshold for ``role_precision`` on ``dev_files``) and the relation
+    cut-offs for ``relation_precision`` on SciERC dev with its spans."""
+    from extractors.pipeline import load_pipeline, update_settings
+    from extractors.relations_train import choose_operating_point
+    from extractors.roles_train import train_roles
+
+    roles = train_roles(load_pipeline(output), train_files, dev_files, output=output / "roles.json",
+                        min_precision=role_precision)
+    relations = choose_operating_point(output, data_dir=data_dir, min_precision=relation_precision)
+    update_settings(output, roles="roles.json", roles_dev=roles, relations=relations)
+    return {"roles": roles, "relations": relations}
+
+
 def train_cli(
     output: Path = MODEL_DIR,
     data_dir: Path | None = None,
@@ -546,22 +562,40 @@ def train_cli(
     crossval: int = 0,
     folds: list[int] | None = None,
     first_round: bool = False,
+    scierc_recipe: bool = False,
+    annotations: list[Path] | None = None,
+    dev: list[Path] | None = None,
     seed: int = DEFAULTS["seed"],
 ) -> dict[str, Any]:
-    """``kg train``: rebuild the shipped pipeline, or (``crossval``) k-fold its recipe on TDMSci.
+    """``kg train``: rebuild the shipped pipeline, or (``crossval``) k-fold the SciERC recipe on TDMSci.
 
+    The shipped recipe (:data:`PRODUCT`) learns the four product labels from
+    ``data/annotations/train.jsonl`` plus ``annotations`` (a user's own files in the same format),
+    chooses checkpoints on ``dev`` (default ``data/annotations/dev.jsonl``), then fits the role
+    model and the relation cut-offs (:func:`finish_pipeline`).
     vectors: a vectors pipeline from an earlier run's work folder (``WORK/vectors/pipeline``).
     pretrain: pretrain the tok2vec first (True), or start from an earlier run's weights
-        (``WORK/pretrain/model-last.bin``); the shipped recipe does not (README: it did not help).
+        (``WORK/pretrain/model-last.bin``); no recipe does by default (it did not help).
+    scierc_recipe / first_round: the older recipes (SciERC's six labels plus DATASET, no annotations).
     RETURNS (dict): what ``train`` or ``crossval_tdmsci`` returns (also printed as JSON).
     """
-    recipe = FIRST_ROUND if first_round else DEFAULTS
-    options: dict[str, Any] = {k: recipe[k] for k in ("dataset_label", "scierc_repeat")}
-    options["vectors"] = vectors or recipe["vectors"]
-    options["pretrain"] = pretrain or recipe["pretrain"]
-    if crossval:
-        result = crossval_tdmsci(data_dir, folds=crossval, only=folds, work_dir=work_dir, seed=seed, **options)
+    if crossval or scierc_recipe or first_round:
+        recipe = FIRST_ROUND if first_round else DEFAULTS
+        options: dict[str, Any] = {k: recipe[k] for k in ("dataset_label", "scierc_repeat")}
+        options["vectors"] = vectors or recipe["vectors"]
+        options["pretrain"] = pretrain or recipe["pretrain"]
+        if crossval:
+            result = crossval_tdmsci(data_dir, folds=crossval, only=folds, work_dir=work_dir, seed=seed, **options)
+        else:
+            result = train(output, data_dir, work_dir=work_dir, seed=seed, **options)
     else:
-        result = train(output, data_dir, work_dir=work_dir, seed=seed, **options)
+        train_files = [ANNOTATIONS / "train.jsonl", *(annotations or [])]
+        dev_files = list(dev or [ANNOTATIONS / "dev.jsonl"])
+        result = train(output, data_dir, work_dir=work_dir, seed=seed, annotations=train_files,
+                       dev_annotations=dev_files, annotations_repeat=PRODUCT["annotations_repeat"],
+                       scierc_repeat=PRODUCT["scierc_repeat"], tdmsci=PRODUCT["tdmsci"],
+                       scirex_sample=PRODUCT["scirex_sample"], vectors=vectors or PRODUCT["vectors"],
+                       pretrain=pretrain or PRODUCT["pretrain"])
+        result.update(finish_pipeline(Path(output), train_files, dev_files, data_dir))
     print(json.dumps(result, indent=2))
     return result

@@ -421,12 +421,15 @@ def train_command(
     vectors: Annotated[Optional[Path], typer.Option("--vectors", help="A vectors pipeline from an earlier run (WORK/vectors/pipeline): skip training vectors.")] = None,
     pretrain: Annotated[bool, typer.Option("--pretrain", help="Pretrain the tok2vec on 20,000 in-domain abstracts first (spacy pretrain, one epoch, about 18 minutes); not in the shipped recipe.")] = False,
     pretrained: Annotated[Optional[Path], typer.Option("--pretrained", help="Start from pretrained tok2vec weights of an earlier run (WORK/pretrain/model-last.bin).")] = None,
-    crossval: Annotated[int, typer.Option("--crossval", metavar="K", help="Instead of training the shipped model, k-fold the recipe on TDMSci train and print its TDMSci figure.")] = 0,
+    crossval: Annotated[int, typer.Option("--crossval", metavar="K", help="Instead of training the shipped model, k-fold the SciERC recipe on TDMSci train and print its TDMSci figure.")] = 0,
     folds: Annotated[Optional[str], typer.Option("--folds", help="With --crossval: only these folds, e.g. 0 or 0,2.")] = None,
-    first_round: Annotated[bool, typer.Option("--first-round", help="The first round's recipe (SciERC once, its data-set names as DATASET, no pretraining).")] = False,
+    annotations: Annotated[Optional[list[Path]], typer.Option("--annotations", "-a", help="Your own annotated abstracts (kg's JSON-lines format, see data/annotations/README.md), added to the shipped training split (repeatable).", exists=True, dir_okay=False)] = None,
+    dev: Annotated[Optional[list[Path]], typer.Option("--dev", help="Annotated files to choose checkpoints and thresholds on instead of data/annotations/dev.jsonl (repeatable).", exists=True, dir_okay=False)] = None,
+    scierc_recipe: Annotated[bool, typer.Option("--scierc-recipe", help="The older recipe without annotations: SciERC's six labels plus DATASET.")] = False,
+    first_round: Annotated[bool, typer.Option("--first-round", help="The first round's SciERC recipe (SciERC once, its data-set names as DATASET).")] = False,
     seed: Annotated[int, typer.Option("--seed", help="system.seed of every training step.")] = 0,
 ) -> None:
-    """Rebuild the trained extractor from the shared data with the committed config and fixed seeds."""
+    """Rebuild the trained extractor from the annotations in data/annotations and the shared data, with the committed config and fixed seeds."""
     from extractors.train import MODEL_DIR, train_cli
 
     try:
@@ -434,7 +437,8 @@ def train_command(
     except ValueError:
         raise KgError(f"--folds {folds!r}: give fold numbers separated by commas, e.g. 0,2") from None
     train_cli(output or MODEL_DIR, data, work_dir, vectors=vectors, pretrain=pretrained or pretrain, crossval=crossval,
-              folds=only, first_round=first_round, seed=seed)
+              folds=only, first_round=first_round, scierc_recipe=scierc_recipe, annotations=annotations, dev=dev,
+              seed=seed)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -357,23 +357,33 @@ def score_relations(
 
 def relation_operating_point(
     golds: Sequence[GoldDoc], scores: dict[tuple[Any, ...], float], *, min_precision: float = 0.7,
+    min_kept: int = 3,
 ) -> dict[str, Any]:
-    """The lowest relation probability at which the kept relations (both spans exact and label) are
-    at least ``min_precision`` precise, with the precision and recall there (``min_score`` None when
-    no cut-off reaches it)."""
+    """Per relation label, the lowest probability at which that label's relations (both spans exact
+    and label) are at least ``min_precision`` precise over at least ``min_kept`` of them; a label
+    that never gets there is not kept at all. Every kept label being that precise, so is the union.
+
+    RETURNS (dict): ``label_min_scores`` {label: cut-off} and the kept relations' ``p``, ``r``,
+        ``f``, ``kept`` (recall is over every gold relation, kept labels or not).
+    """
     gold_set = {(g.key, *r[:4], r[4]) for g in golds for rels in g.relations for r in rels}
-    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
-    tp = fp = 0
-    best: dict[str, Any] = {"min_score": None, "p": 0.0, "r": 0.0, "f": 0.0, "kept": 0}
-    for k, (key, score) in enumerate(ranked):
-        tp += key in gold_set
-        fp += key not in gold_set
-        if k + 1 < len(ranked) and ranked[k + 1][1] == score:
-            continue
-        p, r = tp / (tp + fp), tp / len(gold_set) if gold_set else 0.0
-        if p >= min_precision:
-            best = {"min_score": score, "p": p, "r": r, "f": 2 * p * r / (p + r) if p + r else 0.0, "kept": tp + fp}
-    return best
+    cutoffs: dict[str, float] = {}
+    for label in sorted({key[-1] for key in scores}):
+        ranked = sorted(((v, k) for k, v in scores.items() if k[-1] == label), key=lambda x: -x[0])
+        tp = fp = 0
+        for n, (score, key) in enumerate(ranked):
+            tp += key in gold_set
+            fp += key not in gold_set
+            if n + 1 < len(ranked) and ranked[n + 1][0] == score:
+                continue
+            if tp + fp >= min_kept and tp / (tp + fp) >= min_precision:
+                cutoffs[label] = score
+    kept = [k for k, v in scores.items() if k[-1] in cutoffs and v >= cutoffs[k[-1]]]
+    tp = sum(k in gold_set for k in kept)
+    p = tp / len(kept) if kept else 0.0
+    r = tp / len(gold_set) if gold_set else 0.0
+    return {"label_min_scores": {k: round(v, 4) for k, v in cutoffs.items()}, "p": p, "r": r,
+            "f": 2 * p * r / (p + r) if p + r else 0.0, "kept": len(kept)}
 
 
 def evaluate(
@@ -434,11 +444,11 @@ def evaluate(
 
 def _kept_relations(golds: Sequence[GoldDoc], predicted: Sequence[Any], scores: dict[tuple[Any, ...], float],
                     nlp: Any) -> dict[str, Any]:
-    """Relations scored as the graph keeps them: only those at or above kg_relations' min_score."""
-    min_score = float(getattr(nlp.get_pipe("kg_relations"), "min_score", 0.0))
-    kept = [[[r for r in rels if scores.get((g.key, *r), 1.0) >= min_score] for rels in doc]
+    """Relations scored as the graph keeps them: only those kg_relations' cut-offs keep."""
+    pipe = nlp.get_pipe("kg_relations")
+    kept = [[[r for r in rels if pipe.keeps(r[4], scores.get((g.key, *r), 1.0))] for rels in doc]
             for g, doc in zip(golds, predicted)]
-    return {"min_score": min_score, **score_relations(golds, kept)}
+    return {"cutoffs": pipe.cutoffs(), **score_relations(golds, kept)}
 
 
 def prediction_records(
@@ -510,7 +520,7 @@ def render_relations_table(result: dict[str, Any]) -> Any:
     kept = result.get("relations_kept")
     rows = [((label,), s) for label, s in [*rel["per_type"].items(), ("micro", rel)]]
     if kept:
-        rows.append(((f"kept (score >= {kept['min_score']:.2f})",), kept))
+        rows.append((("kept in the graph",), kept))
     return prf_table("relations (both spans exact and label)", ["relation"], rows)
 
 
@@ -527,7 +537,7 @@ def eval_cli(
     """
     from rich.console import Console
 
-    from extractors.pipeline import load_pipeline
+    from extractors.pipeline import load_pipeline, read_settings, shipped_model_path
 
     nlp = load_pipeline(model, rules=False)
     if not nlp.pipe_names:
@@ -538,7 +548,9 @@ def eval_cli(
         from extractors.relations import MODEL_DIR as RELATIONS_DIR
 
         if (RELATIONS_DIR / "model.json").exists():
-            nlp.add_pipe("kg_relations")
+            settings = read_settings(model if model is not None else shipped_model_path())
+            cutoffs = (settings.get("relations") or {}).get("label_min_scores")
+            nlp.add_pipe("kg_relations", config={"label_min_scores": cutoffs} if cutoffs is not None else {})
     result = evaluate(gold, fmt, nlp, save_predictions=save_predictions)
     if as_json:
         print(json.dumps(result))

@@ -39,6 +39,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--min-chars", type=int, default=400)
     ap.add_argument("--max-chars", type=int, default=2200)
+    ap.add_argument("--extend", type=int, default=0,
+                    help="instead: draw this many more abstracts (all train) into new batches e00, e01, ...")
+    ap.add_argument("--new-annotators", default="ijkl", help="with --extend: who annotates the new batches")
     args = ap.parse_args()
 
     banned_ids, banned_text = set(), set()
@@ -70,6 +73,9 @@ def main() -> None:
             r = json.loads(line)
             if 2019 <= r["year"] <= 2025 and ok(r):
                 other.append((name, r))
+    if args.extend:
+        extend(args, iclr, other)
+        return
     rng = random.Random(args.seed)
     n_iclr = round(args.n * args.iclr_share)
     picked = rng.sample(iclr, n_iclr) + rng.sample(other, args.n - n_iclr)
@@ -120,6 +126,42 @@ def main() -> None:
     counts = {s: sum(1 for v in splits.values() if v == s) for s in ("train", "dev", "test")}
     print(f"{len(rows)} abstracts ({len(iclr)} ICLR 2026 non-accepted and {len(other)} 2019-2025 allowed), {counts}")
     print(json.dumps(queues))
+
+
+def extend(args: argparse.Namespace, iclr: list, other: list) -> None:
+    """Draw ``args.extend`` more abstracts, none already in the pool, as training batches e00, e01, ..."""
+    splits = json.loads((args.out / "splits.json").read_text())
+    queues = json.loads((args.out / "queues.json").read_text())
+    taken = set()
+    for f in args.out.glob("*.jsonl"):
+        for line in f.open(encoding="utf-8"):
+            taken.add(norm(json.loads(line)["text"]))
+    rng = random.Random(args.seed + 1)
+    fresh_iclr = [x for x in iclr if x[1]["id"] not in splits and norm(x[1]["abstract"]) not in taken]
+    fresh_other = [x for x in other if x[1]["id"] not in splits and norm(x[1]["abstract"]) not in taken]
+    n_iclr = round(args.extend * args.iclr_share)
+    picked = rng.sample(fresh_iclr, n_iclr) + rng.sample(fresh_other, args.extend - n_iclr)
+    rng.shuffle(picked)
+    rows = []
+    for src, r in picked:
+        if norm(r["abstract"]) in taken:
+            continue
+        taken.add(norm(r["abstract"]))
+        rows.append({"id": r["id"], "source": src, "title": r["title"], "year": r["year"], "venue": r["venue"], "text": r["abstract"]})
+        splits[r["id"]] = "train"
+    first = len([f for f in args.out.glob("e*.jsonl")])
+    ann = list(args.new_annotators)
+    bs = args.batch_size
+    for k in range(0, len(rows), bs):
+        name = f"e{first + k // bs:02d}"
+        with open(args.out / f"{name}.jsonl", "w", encoding="utf-8") as h:
+            for row in rows[k:k + bs]:
+                h.write(json.dumps(row, ensure_ascii=False) + "\n")
+        queues.setdefault(ann[(k // bs) % len(ann)], []).append(name)
+    (args.out / "splits.json").write_text(json.dumps(splits, indent=0, sort_keys=True) + "\n")
+    (args.out / "queues.json").write_text(json.dumps(queues, indent=1) + "\n")
+    print(f"{len(rows)} more training abstracts in {(len(rows) + bs - 1) // bs} batches")
+    print(json.dumps({a: queues[a] for a in ann}))
 
 
 if __name__ == "__main__":

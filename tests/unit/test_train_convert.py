@@ -149,3 +149,53 @@ def test_pretrained_tok2vec_weights_initialise_the_committed_config(tmp_path):
     init_tok2vec(nlp, config.interpolate()["pretraining"], config.interpolate()["initialize"])
     doc = nlp("We evaluate ResNet on ImageNet.")
     assert doc.tensor.shape == (6, 96)
+
+
+def _annotated(tmp_path, text, entities, name="gold.jsonl"):
+    path = tmp_path / name
+    ents = []
+    for ent_name, label, role, forms in entities:
+        spans, start = [], 0
+        for form in forms:
+            start = text.index(form, start)
+            spans.append([start, start + len(form)])
+            start += len(form)
+        ents.append({"name": ent_name, "label": label, "role": role, "mentions": spans})
+    path.write_text(json.dumps({"id": "a1", "source": "t", "text": text, "entities": ents}) + "\n", encoding="utf-8")
+    return path
+
+
+def test_annotation_docs_put_the_gold_on_the_text_kg_reads(tmp_path):
+    from kg.annotations import load
+    from extractors.convert import annotation_docs
+
+    text = "We propose \\textbf{FARTrack}, an autoregressive tracker,\n evaluated on GOT-10k for visual tracking."
+    path = _annotated(tmp_path, text, [("FARTrack", "METHOD", "proposed", ["FARTrack"]),
+                                       ("GOT-10k", "DATASET", "used", ["GOT-10k"]),
+                                       ("visual tracking", "TASK", None, ["visual tracking"])])
+    doc = next(annotation_docs(load([path])))
+    assert "\\textbf" not in doc.text and "\n" not in doc.text  # normalised, as kg build reads it
+    assert [(e.text, e.label_) for e in doc.ents] == [("FARTrack", "METHOD"), ("GOT-10k", "DATASET"),
+                                                      ("visual tracking", "TASK")]
+    assert all(t.ent_iob_ == "O" for t in doc if t.ent_type_ == "")  # the rest is known not to be an entity
+
+
+def test_product_corpora_speak_the_four_labels(tmp_path):
+    from extractors.train import build_product_corpora
+
+    data = tmp_path / "data"
+    (data / "scierc").mkdir(parents=True)
+    (data / "scierc" / "train.json").write_text((FIXTURES / "tiny_scierc.json").read_text())
+    gold = _annotated(tmp_path, "LoRA adapts LLaMA on MMLU.", [("LoRA", "METHOD", "used", ["LoRA"]),
+                                                                ("MMLU", "DATASET", "used", ["MMLU"])])
+    paths = build_product_corpora(data, tmp_path / "corpus", annotations=[gold], dev=[gold], annotations_repeat=2,
+                                  scierc_repeat=1)
+    vocab = spacy.blank("en").vocab
+    train = list(DocBin().from_disk(paths["train"]).get_docs(vocab))
+    assert len(train) == 2 + 2  # the abstract twice, SciERC's two docs once
+    labels = {e.label_ for doc in train for e in doc.ents}
+    assert labels == {"METHOD", "DATASET", "TASK", "METRIC"}  # SciERC's Penn Treebank is a named DATASET
+    scierc = train[2]
+    assert [(e.text, e.label_) for e in scierc.ents] == [("support vector machines", "METHOD"), ("parsing", "TASK"),
+                                                         ("Accuracy", "METRIC"), ("Penn Treebank", "DATASET")]
+    assert len(list(DocBin().from_disk(paths["dev"]).get_docs(vocab))) == 1
