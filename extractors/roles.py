@@ -9,8 +9,8 @@ first appears, whether the gazetteer knows it) and sets every mention's ``role``
 regression trained on the annotated roles of ``data/annotations/train.jsonl``
 (:func:`fit_roles`, run by ``kg train``). TASK and METRIC mentions keep their cue role.
 
-The model is a JSON file of feature weights (``extractors/models/roles/model.json``); without it the
-component leaves the cue roles as they are.
+The model is a JSON file of feature weights (``roles.json`` in the trained pipeline's folder, named by
+its ``kg.json``); without one the component leaves the cue roles as they are.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from .mentions import MENTIONS_KEY
 
 __all__ = ["MODEL_PATH", "RoleModel", "concept_groups", "group_features", "RoleClassifier", "fit_roles"]
 
-MODEL_PATH = Path(__file__).parent / "models" / "roles" / "model.json"
+#: The shipped role model, beside the shipped NER whose mentions it was fitted on.
+MODEL_PATH = Path(__file__).parent / "models" / "sci_ner" / "roles.json"
 ROLE_LABELS = ("METHOD", "DATASET")
 _WORD = re.compile(r"[A-Za-z]+")
 _CUE_WORDS = frozenset("propose proposes proposed introduce introduces introduced present presents presented "
