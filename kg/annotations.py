@@ -196,6 +196,20 @@ def project(text: str, target: str, spans: Iterable[tuple[int, int]]) -> list[tu
     return out
 
 
+def stats(records: Iterable[GoldAbstract]) -> dict:
+    """Counts of a corpus: abstracts, entities and mentions per label, and roles."""
+    out: dict = {"abstracts": 0, "entities": {}, "mentions": {}, "proposed": {}, "empty": 0}
+    for rec in records:
+        out["abstracts"] += 1
+        out["empty"] += not rec.entities
+        for ent in rec.entities:
+            out["entities"][ent.label] = out["entities"].get(ent.label, 0) + 1
+            out["mentions"][ent.label] = out["mentions"].get(ent.label, 0) + len(ent.mentions)
+            if ent.role == "proposed":
+                out["proposed"][ent.label] = out["proposed"].get(ent.label, 0) + 1
+    return out
+
+
 # -- drafting: surface forms -> offsets ---------------------------------------------------------
 
 
@@ -287,6 +301,11 @@ def _main(argv: list[str]) -> int:
     sub = parser.add_subparsers(dest="cmd", required=True)
     v = sub.add_parser("validate", help="check annotation files")
     v.add_argument("files", nargs="+")
+    st = sub.add_parser("stats", help="abstracts, entities and mentions per label and role")
+    st.add_argument("files", nargs="+")
+    ag = sub.add_parser("agree", help="agreement of two annotators on the abstracts both annotated")
+    ag.add_argument("first")
+    ag.add_argument("second")
     r = sub.add_parser("resolve", help="turn a draft (entities with forms) into annotation records")
     r.add_argument("draft")
     r.add_argument("--batch", required=True, help="the batch file the draft annotates (id, source, text)")
@@ -302,6 +321,22 @@ def _main(argv: list[str]) -> int:
         n_m = sum(len(e.mentions) for r_ in recs for e in r_.entities)
         n_e = sum(len(r_.entities) for r_ in recs)
         print(f"ok: {len(recs)} abstracts, {n_e} entities, {n_m} mentions")
+        return 0
+    if args.cmd in ("stats", "agree"):
+        try:
+            if args.cmd == "stats":
+                print(json.dumps(stats(load(args.files)), indent=1))
+            else:
+                from kg.paper_eval import agreement
+
+                res = agreement(load([args.first]), load([args.second]))
+                print(json.dumps({"abstracts": res["abstracts"], "span_f": round(res["spans"]["f"], 4),
+                                  "paper_f": round(res["paper"]["f"], 4),
+                                  "paper_per_label": {k: round(v["f"], 4) for k, v in res["paper"]["per_type"].items()},
+                                  "proposes_f": round(res["paper"]["proposes"]["f"], 4)}))
+        except (AnnotationError, OSError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
         return 0
     batch = {}
     for line in open(args.batch, encoding="utf-8"):
