@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-COMPONENTS = ("kg_acronyms", "kg_gazetteer", "kg_gazetteer_shapes", "kg_gazetteer_lower", "kg_cues", "kg_heads", "kg_roles")
+COMPONENTS = ("kg_acronyms", "kg_gazetteer", "kg_gazetteer_shapes", "kg_gazetteer_lower", "kg_cues", "kg_roles")
 
 
 @contextmanager
@@ -46,13 +46,17 @@ def main() -> None:
         r = evaluate_annotations([args.gold], nlp)
         return r["paper"], r["spans"]
 
-    variants = ["full", "rules only", *(f"-{c}" for c in COMPONENTS), "-generic filter", "-dataset name check"]
+    variants = ["full", "rules only", *(f"-{c}" for c in COMPONENTS), "+kg_heads", "-generic filter", "-dataset name check"]
     if args.only:
         variants = [v for v in variants if v in args.only.split(",")]
     rows = []
     for name in variants:
         if name == "rules only":
             paper, spans = run(load_pipeline(None, statistical=False))
+        elif name == "+kg_heads":
+            nlp = load_pipeline(args.model)
+            nlp.add_pipe("kg_heads", before="kg_mentions")
+            paper, spans = run(nlp)
         elif name.startswith("-kg_"):
             nlp = load_pipeline(args.model)
             nlp.remove_pipe(name[1:])

@@ -28,13 +28,17 @@ from .mentions import MENTIONS_KEY
 from .relations import RELATIONS_KEY  # where kg_relations leaves its plain relation records
 from .rules import add_gazetteer
 
-__all__ = ["DEFAULT_MODEL", "RELATIONS_KEY", "Extraction", "shipped_model_path", "load_pipeline", "add_rules",
-           "extract", "extract_mentions"]
+__all__ = ["DEFAULT_MODEL", "RELATIONS_KEY", "TITLE_KEY", "Extraction", "shipped_model_path", "load_pipeline",
+           "add_rules", "paper_doc", "extract", "extract_mentions", "read_settings", "update_settings"]
 
 #: Name of the trained pipeline directory inside ``extractors/models``.
 DEFAULT_MODEL = "sci_ner"
 _SIZED_NAME = re.compile(r"^[A-Za-z][\w.]*-\d+(?:\.\d+)?[kKMBbT]$")
-RULE_COMPONENTS = ("kg_acronyms", "kg_gazetteer", "kg_cues", "kg_heads", "kg_mentions", "kg_roles", "kg_relations")  # + kg_gazetteer_shapes, kg_gazetteer_lower
+#: The rule components behind the statistical model, in order (kg_gazetteer adds kg_gazetteer_shapes
+#: and kg_gazetteer_lower). ``kg_heads`` (noun phrases ending in a telling head noun) is registered but
+#: not in the default pipeline: on the in-domain dev split it cost 2.5 points of paper-level F1
+#: (bench/rule_ablation.py, docs/training.md); ``nlp.add_pipe("kg_heads", before="kg_mentions")`` puts it back.
+RULE_COMPONENTS = ("kg_acronyms", "kg_gazetteer", "kg_cues", "kg_mentions", "kg_roles", "kg_relations")
 
 
 def shipped_model_path() -> Path | None:
@@ -159,10 +163,23 @@ class Extraction:
     relations: list[RelationMention]
 
 
+#: ``doc.user_data`` key of the paper's title: components may read it (``kg_roles`` does), nothing
+#: extracts from it.
+TITLE_KEY = "kg_title"
+
+
+def paper_doc(nlp: Language, paper: Paper):
+    """The tokenised abstract of ``paper``, its title in ``doc.user_data["kg_title"]``."""
+    doc = nlp.make_doc(paper.abstract)
+    if paper.title:
+        doc.user_data[TITLE_KEY] = paper.title
+    return doc
+
+
 def extract(nlp: Language, papers: Iterable[Paper], *, batch_size: int = 64,
             n_process: int = 1) -> Iterator[Extraction]:
     """Stream papers through ``nlp.pipe`` and yield typed records for each."""
-    stream = ((paper.abstract, paper) for paper in papers)
+    stream = ((paper_doc(nlp, paper), paper) for paper in papers)
     for doc, paper in nlp.pipe(stream, as_tuples=True, batch_size=batch_size, n_process=n_process):
         records = doc.user_data.get(MENTIONS_KEY, [])
         mentions = [Mention(paper_id=paper.id, **r) for r in records]  # a record holds every other field

@@ -417,6 +417,7 @@ def choose_operating_point(ner_model: str | Path | None = None, model_dir: Path 
                            data_dir: Path | None = None, *, min_precision: float = 0.7) -> dict[str, Any]:
     """Per relation label, the least probability the graph keeps: the lowest at which that label's
     relations on SciERC dev, end to end with ``ner_model``'s spans, are ``min_precision`` precise
+    (only the labels that become graph edges count: FEATURE-OF and CONJUNCTION never do)
     (:func:`kg.evaluation.relation_operating_point`). A wrong edge misleads a reader more than a
     missing one; the result says what recall that costs.
 
@@ -431,7 +432,9 @@ def choose_operating_point(ner_model: str | Path | None = None, model_dir: Path 
     nlp.add_pipe("kg_relations", config={"model_path": str(model_dir), "min_score": 0.0})
     scores: dict[tuple[Any, ...], float] = {}
     predict(docs, nlp, "scierc", relations=[], relation_scores=scores)
-    point = relation_operating_point(docs, scores, min_precision=min_precision)
+    from kg.model import GRAPH_RELATION_LABELS
+
+    point = relation_operating_point(docs, scores, min_precision=min_precision, labels=GRAPH_RELATION_LABELS)
     point["min_precision"] = min_precision
     print(f"operating point {point['label_min_scores']}: keeps {point['kept']} SciERC dev relations, "
           f"P {100 * point['p']:.1f} R {100 * point['r']:.1f} F1 {100 * point['f']:.1f}")

@@ -5,7 +5,8 @@ things are introduced otherwise: a coined acronym defined once and repeated, "X,
 framework", "our X". This component groups a doc's METHOD and DATASET mentions into concepts (same
 text, or an acronym and its long form), describes each concept with sparse features (the cue
 role, the words before its first mention, whether its name is coined, defined, repeated, where it
-first appears, whether the gazetteer knows it) and sets every mention's ``role`` from a logistic
+first appears, whether the gazetteer knows it, whether the title names it: ``kg.pipeline.extract``
+puts the title in ``doc.user_data["kg_title"]``) and sets every mention's ``role`` from a logistic
 regression trained on the annotated roles of ``data/annotations/train.jsonl``
 (:func:`fit_roles`, run by ``kg train``). TASK and METRIC mentions keep their cue role.
 
@@ -99,8 +100,25 @@ def _coined(text: str) -> bool:
     return any(any(ch.isupper() for ch in w[1:]) or any(ch.isdigit() for ch in w) for w in words)
 
 
+def _in_title(forms: set[str], title: str) -> tuple[bool, bool]:
+    """Whether one of ``forms`` is a whole word of ``title``, and whether the title opens with it
+    ("FARTrack: Fast Autoregressive ...", the usual way a paper names what it proposes)."""
+    low = title.lower()
+    inside = opens = False
+    for form in forms:
+        f = form.lower()
+        if len(f) < 2:
+            continue
+        for m in re.finditer(re.escape(f), low):
+            s, e = m.span()
+            if (s == 0 or not low[s - 1].isalnum()) and (e == len(low) or not low[e].isalnum()):
+                inside = True
+                opens = opens or (s == 0 and low[e:e + 1] in (":", " -", "-"))
+    return inside, opens
+
+
 def group_features(text: str, records: Sequence[dict[str, Any]], group: Sequence[int],
-                   sent_index: dict[int, int]) -> list[str]:
+                   sent_index: dict[int, int], title: str | None = None) -> list[str]:
     """The sparse features of one concept (``group``: indices into ``records``)."""
     ms = [records[i] for i in group]
     first = min(ms, key=lambda r: r["start"])
@@ -129,6 +147,12 @@ def group_features(text: str, records: Sequence[dict[str, Any]], group: Sequence
     feats.append(f"words={min(len(words), 4)}")
     if name[:1].isupper():
         feats.append("capitalised")
+    if title:
+        forms = {r["text"] for r in ms} | {str(r.get(k)) for r in ms for k in ("short_form", "long_form") if r.get(k)}
+        inside, opens = _in_title(forms, title)
+        feats.append("in_title" if inside else "not_in_title")
+        if opens:
+            feats.append("opens_title")
     for r in ms:
         before = text[max(0, r["start"] - 60):r["start"]]
         bw = [w.lower() for w in _WORD.findall(before)][-4:]
@@ -154,12 +178,13 @@ def group_features(text: str, records: Sequence[dict[str, Any]], group: Sequence
     return sorted(set(feats))
 
 
-def doc_concepts(doc_text: str, records: Sequence[dict[str, Any]]) -> list[tuple[list[int], list[str]]]:
-    """Every METHOD/DATASET concept of a doc with its features."""
+def doc_concepts(doc_text: str, records: Sequence[dict[str, Any]],
+                 title: str | None = None) -> list[tuple[list[int], list[str]]]:
+    """Every METHOD/DATASET concept of a doc with its features (``title``: the paper's, if known)."""
     sent_starts = sorted({r["sent_start"] for r in records})
     index = {s: k for k, s in enumerate(sent_starts)}
     sent_index = {r["start"]: index[r["sent_start"]] for r in records}
-    return [(g, group_features(doc_text, records, g, sent_index)) for g in concept_groups(records)]
+    return [(g, group_features(doc_text, records, g, sent_index, title)) for g in concept_groups(records)]
 
 
 class RoleClassifier:
@@ -174,7 +199,7 @@ class RoleClassifier:
         records = doc.user_data.get(MENTIONS_KEY)
         if not records or self.model is None:
             return doc
-        for group, feats in doc_concepts(doc.text, records):
+        for group, feats in doc_concepts(doc.text, records, doc.user_data.get("kg_title")):
             p = self.model.probability(feats)
             role = "proposed" if p >= self.model.threshold else "used"
             for i in group:

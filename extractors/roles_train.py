@@ -19,6 +19,7 @@ from kg.annotations import GoldAbstract, load
 from kg.paper_eval import form_key, gold_items, gold_papers
 
 from .mentions import MENTIONS_KEY
+from .pipeline import TITLE_KEY, paper_doc
 from .roles import MODEL_PATH, RoleModel, doc_concepts, fit_roles
 
 __all__ = ["role_examples", "choose_threshold", "train_roles"]
@@ -30,10 +31,10 @@ def role_examples(nlp: Any, gold: Sequence[GoldAbstract]) -> list[tuple[list[str
     papers = gold_papers(gold)
     out: list[tuple[list[str], bool]] = []
     with nlp.select_pipes(disable=disabled):
-        for rec, doc in zip(gold, nlp.pipe((p.abstract for p in papers), batch_size=32)):
+        for rec, doc in zip(gold, nlp.pipe((paper_doc(nlp, p) for p in papers), batch_size=32)):
             records = doc.user_data.get(MENTIONS_KEY, [])
             items = [g for g in gold_items(rec) if g.label in ("METHOD", "DATASET")]
-            for group, feats in doc_concepts(doc.text, records):
+            for group, feats in doc_concepts(doc.text, records, doc.user_data.get(TITLE_KEY)):
                 keys = {form_key(records[i]["text"]) for i in group}
                 label = records[group[0]]["label"]
                 match = next((g for g in items if g.label == label and keys & g.keys), None)

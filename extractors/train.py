@@ -548,6 +548,7 @@ def finish_pipeline(output: Path, train_files: list[Path], dev_files: list[Path]
     roles = train_roles(load_pipeline(output), train_files, dev_files, output=output / "roles.json",
                         min_precision=role_precision)
     relations = choose_operating_point(output, data_dir=data_dir, min_precision=relation_precision)
+    roles.pop("output", None)  # a path of this machine: not for the shipped settings
     update_settings(output, roles="roles.json", roles_dev=roles, relations=relations)
     return {"roles": roles, "relations": relations}
 

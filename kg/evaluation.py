@@ -357,16 +357,20 @@ def score_relations(
 
 def relation_operating_point(
     golds: Sequence[GoldDoc], scores: dict[tuple[Any, ...], float], *, min_precision: float = 0.7,
-    min_kept: int = 3,
+    min_kept: int = 3, labels: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Per relation label, the lowest probability at which that label's relations (both spans exact
     and label) are at least ``min_precision`` precise over at least ``min_kept`` of them; a label
     that never gets there is not kept at all. Every kept label being that precise, so is the union.
 
+    labels: only these relation labels count, as predictions and as gold (default: all).
     RETURNS (dict): ``label_min_scores`` {label: cut-off} and the kept relations' ``p``, ``r``,
-        ``f``, ``kept`` (recall is over every gold relation, kept labels or not).
+        ``f``, ``kept`` (recall is over every gold relation of ``labels``, kept labels or not).
     """
-    gold_set = {(g.key, *r[:4], r[4]) for g in golds for rels in g.relations for r in rels}
+    gold_set = {(g.key, *r[:4], r[4]) for g in golds for rels in g.relations for r in rels
+                if labels is None or r[4] in labels}
+    if labels is not None:
+        scores = {k: v for k, v in scores.items() if k[-1] in labels}
     cutoffs: dict[str, float] = {}
     for label in sorted({key[-1] for key in scores}):
         ranked = sorted(((v, k) for k, v in scores.items() if k[-1] == label), key=lambda x: -x[0])

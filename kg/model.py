@@ -21,6 +21,7 @@ __all__ = [
     "Entity",
     "Relation",
     "schema_relation",
+    "GRAPH_RELATION_LABELS",
 ]
 
 #: Product labels a mention can carry (the extractor vocabulary).
@@ -155,6 +156,10 @@ class RelationMention:
     sentence: str
     extractor: str
     score: float = 1.0
+
+
+#: The SciERC relation labels that become graph edges (see :func:`schema_relation`).
+GRAPH_RELATION_LABELS: tuple[str, ...] = ("USED-FOR", "EVALUATE-FOR", "HYPONYM-OF", "PART-OF", "COMPARE")
 
 
 def schema_relation(label: str, head: str, tail: str) -> tuple[str, bool] | None:

@@ -62,6 +62,7 @@ def main() -> None:
             if rec.text != pool[rid]["text"]:
                 raise SystemExit(f"{batch}: {rid}: text differs from the pool's abstract")
             obj = rec.to_json()
+            obj["title"] = pool[rid]["title"]  # context for kg (roles read it), not annotated
             if adjudicated is not None:
                 obj["adjudicated"] = adjudicated
                 obj["annotator"] = "+".join(sorted(versions)) if adjudicated else obj["annotator"]
