@@ -31,6 +31,9 @@ class Replay:
         self.nlp = nlp
         self.docs = docs_by_text
 
+    def make_doc(self, text):
+        return self.nlp.make_doc(text)
+
     def pipe(self, stream, as_tuples=False, **_):
         for item, ctx in stream:
             doc = self.docs[getattr(item, "text", item)]

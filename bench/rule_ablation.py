@@ -17,7 +17,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-COMPONENTS = ("kg_acronyms", "kg_gazetteer", "kg_gazetteer_shapes", "kg_gazetteer_lower", "kg_cues", "kg_roles")
+#: Rule components of the default pipeline (each is tried without) and those left out of it (each is
+#: tried with: "gazetteer" is the three span rulers of extractors.rules.add_gazetteer).
+COMPONENTS = ("kg_acronyms", "kg_cues", "kg_roles")
+OPTIONAL = ("gazetteer", "kg_gazetteer_shapes only", "kg_heads")
 
 
 @contextmanager
@@ -46,16 +49,24 @@ def main() -> None:
         r = evaluate_annotations([args.gold], nlp)
         return r["paper"], r["spans"]
 
-    variants = ["full", "rules only", *(f"-{c}" for c in COMPONENTS), "+kg_heads", "-generic filter", "-dataset name check"]
+    variants = ["full", "rules only", *(f"-{c}" for c in COMPONENTS), *(f"+{c}" for c in OPTIONAL),
+                "-generic filter", "-dataset name check"]
     if args.only:
         variants = [v for v in variants if v in args.only.split(",")]
     rows = []
     for name in variants:
         if name == "rules only":
             paper, spans = run(load_pipeline(None, statistical=False))
-        elif name == "+kg_heads":
-            nlp = load_pipeline(args.model)
-            nlp.add_pipe("kg_heads", before="kg_mentions")
+        elif name.startswith("+"):
+            import extractors.pipeline as pipeline
+
+            order = list(pipeline.RULE_COMPONENTS)
+            order.insert(order.index("kg_cues") + (name == "+kg_heads"), "kg_heads" if name == "+kg_heads" else "kg_gazetteer")
+            with patched(pipeline, "RULE_COMPONENTS", tuple(order)):
+                nlp = load_pipeline(args.model)
+            if name == "+kg_gazetteer_shapes only":
+                nlp.remove_pipe("kg_gazetteer")
+                nlp.remove_pipe("kg_gazetteer_lower")
             paper, spans = run(nlp)
         elif name.startswith("-kg_"):
             nlp = load_pipeline(args.model)

@@ -34,11 +34,14 @@ __all__ = ["DEFAULT_MODEL", "RELATIONS_KEY", "TITLE_KEY", "Extraction", "shipped
 #: Name of the trained pipeline directory inside ``extractors/models``.
 DEFAULT_MODEL = "sci_ner"
 _SIZED_NAME = re.compile(r"^[A-Za-z][\w.]*-\d+(?:\.\d+)?[kKMBbT]$")
-#: The rule components behind the statistical model, in order (kg_gazetteer adds kg_gazetteer_shapes
-#: and kg_gazetteer_lower). ``kg_heads`` (noun phrases ending in a telling head noun) is registered but
-#: not in the default pipeline: on the in-domain dev split it cost 2.5 points of paper-level F1
-#: (bench/rule_ablation.py, docs/training.md); ``nlp.add_pipe("kg_heads", before="kg_mentions")`` puts it back.
-RULE_COMPONENTS = ("kg_acronyms", "kg_gazetteer", "kg_cues", "kg_mentions", "kg_roles", "kg_relations")
+#: The rule components behind a trained model, in order. Measured on the in-domain dev split
+#: (bench/rule_ablation.py, docs/training.md), the gazetteer's span rulers (``kg_gazetteer``, with
+#: ``kg_gazetteer_shapes`` and ``kg_gazetteer_lower``) cost 2.6 points of paper-level F1 behind the
+#: in-domain NER and ``kg_heads`` (noun phrases ending in a telling head noun) 2.5, so they are not
+#: there; resolution still merges the gazetteer's aliases.
+RULE_COMPONENTS = ("kg_acronyms", "kg_cues", "kg_mentions", "kg_roles", "kg_relations")
+#: Without a trained model (``--rules-only``) the gazetteer and head phrases are the candidates.
+RULES_ONLY_COMPONENTS = ("kg_acronyms", "kg_gazetteer", "kg_cues", "kg_heads", "kg_mentions", "kg_roles", "kg_relations")
 
 
 def shipped_model_path() -> Path | None:
@@ -144,7 +147,8 @@ def add_rules(nlp: Language, settings: dict | None = None, model_dir: Path | Non
     tune_tokenizer(nlp)
     if not any(name in nlp.pipe_names for name in ("senter", "parser", "sentencizer")):
         nlp.add_pipe("sentencizer", first=True)
-    for name in RULE_COMPONENTS:
+    statistical = any(name in nlp.pipe_names for name in ("ner", "spancat"))
+    for name in RULE_COMPONENTS if statistical else RULES_ONLY_COMPONENTS:
         if name in nlp.pipe_names:
             continue
         if name == "kg_gazetteer":

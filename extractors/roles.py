@@ -21,6 +21,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,15 @@ def concept_groups(records: Sequence[dict[str, Any]]) -> list[list[int]]:
     return sorted(groups.values())
 
 
+@lru_cache(maxsize=1)
+def _known_names() -> frozenset[str]:
+    """Every name and alias of the gazetteer, lower-cased: things a paper is likely to use, not
+    propose (read here, as the gazetteer's span rulers are not in the default pipeline)."""
+    from .rules import load_gazetteer
+
+    return frozenset(n.lower() for _label, _canonical, names in load_gazetteer() for n in names)
+
+
 def _coined(text: str) -> bool:
     words = text.split()
     return any(any(ch.isupper() for ch in w[1:]) or any(ch.isdigit() for ch in w) for w in words)
@@ -130,7 +140,8 @@ def group_features(text: str, records: Sequence[dict[str, Any]], group: Sequence
         feats.append("from_cue")
     if any(r.get("short_form") for r in ms):
         feats.append("acronym_defined")
-    if any(r.get("canonical") for r in ms):
+    known = _known_names()
+    if any(r.get("canonical") for r in ms) or any(r["text"].lower() in known for r in ms):
         feats.append("gazetteer")
     extractors = sorted({r.get("extractor", "") for r in ms})
     feats.extend(f"extractor={e}" for e in extractors)

@@ -75,11 +75,12 @@ STAGE1_OPTIONS: dict[str, Any] = {"dataset_label": True, "scierc_repeat": 1}
 #: The in-domain annotations shipped with the repository (data/annotations/).
 ANNOTATIONS = Path(__file__).resolve().parents[1] / "data" / "annotations"
 #: The shipped recipe: the product's four labels learned from the in-domain annotations
-#: (``annotations_repeat`` copies of train.jsonl plus any user files), with SciERC mapped onto the four
-#: labels ``scierc_repeat`` times, TDMSci and a SciREX sample as partial annotations; checkpoints are
-#: chosen on the in-domain dev split. docs/training.md has what each ingredient is worth.
+#: (``annotations_repeat`` copies of train.jsonl and of any user files) with SciERC train mapped onto
+#: the four labels ``scierc_repeat`` times (TDMSci and a SciREX sample can be added as partial
+#: annotations; not shipped); checkpoints are chosen on the in-domain dev split. docs/training.md has
+#: what each ingredient is worth.
 PRODUCT: dict[str, Any] = {
-    "annotations_repeat": 1,
+    "annotations_repeat": 3,
     "scierc_repeat": 1,
     "tdmsci": False,
     "scirex_sample": 0.0,
@@ -358,9 +359,13 @@ def _trim(model_dir: Path) -> None:
     meta_path = model_dir / "meta.json"
     meta = json.loads(meta_path.read_text())
     meta["name"] = "sci_ner"
+    labels = set(meta.get("labels", {}).get("ner", []))
     meta["description"] = (
+        "kg scientific-entity NER: METHOD, DATASET, TASK and METRIC as a reader of 2020s ML abstracts "
+        "marks them, trained from kg's annotations (data/annotations), SciERC and in-domain word vectors (kg train)"
+        if labels and labels <= {"METHOD", "DATASET", "TASK", "METRIC"} else
         "kg scientific-entity NER: SciERC's six labels plus DATASET, trained from SciERC, TDMSci, "
-        "SciREX and in-domain word vectors (kg train)"
+        "SciREX and in-domain word vectors (kg train --scierc-recipe)"
     )
     meta_path.write_text(json.dumps(meta, indent=2) + "\n")
 

@@ -76,7 +76,7 @@ def _reference_relations(rel, doc):
             for head, tail, label, score in predict_sentence(rel.model, lower, sent.start, sent.end, inside):
                 found.append([head[0], head[1], tail[0], tail[1], label, round(score, 4)])
                 h, t = mentions.get(head[:2]), mentions.get(tail[:2])
-                if h is None or t is None or score < rel.min_score or same_concept(h, t):
+                if h is None or t is None or not rel.keeps(label, score) or same_concept(h, t):
                     continue
                 product.append({"head": [h["start"], h["end"]], "tail": [t["start"], t["end"]],
                                 "label": label, "score": round(score, 4), "extractor": "relations"})
@@ -138,7 +138,10 @@ def test_mention_chooser_texts_and_sentences_are_the_tokens_own(docs, nlp):
     chooser = nlp.get_pipe("kg_mentions")
     total = 0
     for doc in docs:
-        assert doc.user_data["kg_mentions"] == _reference_mentions(chooser, doc)
+        def roleless(records):  # kg_roles, after the chooser, sets the roles of methods and data sets
+            return [{k: v for k, v in r.items() if k != "role"} for r in records]
+
+        assert roleless(doc.user_data["kg_mentions"]) == roleless(_reference_mentions(chooser, doc))
         assert [(s.start, s.end, s.label_) for s in doc.spans["kg"]] == [
             (doc.char_span(r["start"], r["end"]).start, doc.char_span(r["start"], r["end"]).end, r["label"])
             for r in doc.user_data["kg_mentions"]]
