@@ -595,8 +595,11 @@ def train_cli(
         else:
             result = train(output, data_dir, work_dir=work_dir, seed=seed, **options)
     else:
+        from kg.annotations import load
+
         train_files = [ANNOTATIONS / "train.jsonl", *(annotations or [])]
         dev_files = list(dev or [ANNOTATIONS / "dev.jsonl"])
+        load(train_files + dev_files)  # a bad line is reported now, not after an hour of training
         result = train(output, data_dir, work_dir=work_dir, seed=seed, annotations=train_files,
                        dev_annotations=dev_files, annotations_repeat=PRODUCT["annotations_repeat"],
                        scierc_repeat=PRODUCT["scierc_repeat"], tdmsci=PRODUCT["tdmsci"],

@@ -25,11 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
+from .errors import KgError
+
 LABELS = ("METHOD", "DATASET", "TASK", "METRIC")
 ROLES = {"METHOD": ("proposed", "used"), "DATASET": ("proposed", "used"), "TASK": (None, "proposed"), "METRIC": (None, "proposed")}
 
 
-class AnnotationError(ValueError):
+class AnnotationError(KgError, ValueError):
     """A record that breaks the format: the message names file, line and problem."""
 
 

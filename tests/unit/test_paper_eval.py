@@ -117,3 +117,16 @@ def test_kg_eval_names_the_bad_line_of_an_annotation_file(tmp_path):
     result = CliRunner().invoke(app, ["eval", str(path), "--rules-only"])
     assert result.exit_code != 0
     assert isinstance(result.exception, Exception) and "gold.jsonl:2" in str(result.exception)
+
+
+def test_kg_train_checks_a_users_annotations_before_training(tmp_path):
+    from kg.cli import app
+
+    path = tmp_path / "ours.jsonl"
+    bad = _gold().to_json()
+    bad["entities"][0]["label"] = "MODEL"
+    path.write_text(json.dumps(bad) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["train", "--annotations", str(path), "-o", str(tmp_path / "model")])
+    assert result.exit_code != 0
+    assert "ours.jsonl:1" in str(result.exception) and "label 'MODEL'" in str(result.exception)
+    assert not (tmp_path / "model").exists()
