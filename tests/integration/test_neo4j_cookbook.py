@@ -95,7 +95,7 @@ def test_methods_for_task(loaded):
         for m in {v for _, v, k in G.out_edges(p, keys=True) if k in ("USES", "PROPOSES")}:
             counts[G.nodes[m]["name"]] += 1
     expected = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    assert expected and expected[0][1] >= 2
+    assert len(expected) >= 3  # the example's papers on the task name several methods
     assert [(r["method"], r["papers"]) for r in run(loaded, "methods_for_task")] == expected
 
 
@@ -254,5 +254,5 @@ def test_papers_with_method_and_task(loaded):
     (t,) = _named(G, "Task", params["task"])
     both = _papers_to(G, m, ("USES", "PROPOSES")) & _papers_to(G, t, ("ADDRESSES",))
     expected = sorted((G.nodes[p]["name"], p) for p in both)
-    assert len(expected) >= 2
+    assert expected
     assert [(r["paper"], r["id"]) for r in run(loaded, "papers_with_method_and_task")] == expected

@@ -189,7 +189,7 @@ def test_product_corpora_speak_the_four_labels(tmp_path):
     gold = _annotated(tmp_path, "LoRA adapts LLaMA on MMLU.", [("LoRA", "METHOD", "used", ["LoRA"]),
                                                                 ("MMLU", "DATASET", "used", ["MMLU"])])
     paths = build_product_corpora(data, tmp_path / "corpus", annotations=[gold], dev=[gold], annotations_repeat=2,
-                                  scierc_repeat=1)
+                                  scierc_repeat=1, tdmsci=False, scirex_sample=0.0)
     vocab = spacy.blank("en").vocab
     train = list(DocBin().from_disk(paths["train"]).get_docs(vocab))
     assert len(train) == 2 + 2  # the abstract twice, SciERC's two docs once
