@@ -5,7 +5,7 @@ Each variant (a name and ``extractors.train.train`` options) is trained once per
 scored with the whole pipeline (rules, resolution) on ``data/annotations/dev.jsonl`` at paper and
 mention level (``kg eval``'s figures), and on SciERC dev (the model alone, its four labels).
 
-    python bench/train_variants.py --variants indomain,scierc1 --seeds 0,1 --work /tmp/kgv
+    python bench/train_variants.py --variants indomain,scierc1 --seeds 0,1 --work WORK
     python bench/train_variants.py --list
 
 Variants run one after the other in this process; start two processes to use two cores.
