@@ -101,10 +101,6 @@ def match_items(pred: Sequence[Item], gold: Sequence[Item]) -> list[tuple[int, i
     return pairs
 
 
-def _prf_dict(counts: PRF) -> dict[str, Any]:
-    return counts.to_dict()
-
-
 def score_items(per_paper: Iterable[tuple[str, list[Item], list[Item]]], *, keep_errors: bool = False) -> dict[str, Any]:
     """Paper-level P/R/F1 per label and micro, and the role figures, from (paper id, pred, gold)."""
     per_label = {label: PRF() for label in ENTITY_LABELS}
