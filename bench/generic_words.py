@@ -75,9 +75,7 @@ def main() -> None:
             mentions.is_generic = resolve.is_generic = original
         return score_graph(graph, gold)
 
-    def key(text: str) -> str:
-        return " ".join(text.casefold().replace("-", " - ").split()).replace(" - ", "-")
-
+    key = lexicon.generic_key
     hits: Counter[str] = Counter()
 
     def recording(text: str) -> bool:

@@ -15,6 +15,7 @@ __all__ = [
     "BOUNDARY_WORDS",
     "label_for_head",
     "is_generic",
+    "generic_key",
 ]
 
 #: Last word of a noun phrase -> the label that phrase names.
@@ -196,9 +197,14 @@ def label_for_head(word: str) -> str | None:
     return HEAD_LABELS.get(word.lower())
 
 
+def generic_key(phrase: str) -> str:
+    """The form :data:`GENERIC_PHRASES` is compared in: case-folded, white space collapsed."""
+    return " ".join(phrase.casefold().replace("-", " - ").split()).replace(" - ", "-")
+
+
 def is_generic(phrase: str) -> bool:
     """True for phrases that name no particular thing ("our method", "this task", "experiments")."""
-    text = " ".join(phrase.casefold().replace("-", " - ").split()).replace(" - ", "-")
+    text = generic_key(phrase)
     if text in GENERIC_PHRASES or not any(ch.isalpha() for ch in text):  # "39%" names nothing
         return True
     words = text.split()

@@ -177,15 +177,18 @@ def gold_spans(rec: GoldAbstract) -> tuple[str, set[tuple[int, int, str]], int]:
 
 
 def score_spans_gold(pred: dict[str, set[tuple[int, int, str]]], gold: Sequence[GoldAbstract]) -> dict[str, Any]:
-    """Mention-level P/R/F1 (exact span and label) against the gold mentions."""
+    """Mention-level P/R/F1 (exact span and label) against the gold mentions, and ``unmapped``: the
+    gold mentions that do not survive normalisation (so cannot be matched)."""
     per_label = {label: PRF() for label in ENTITY_LABELS}
+    unmapped = 0
     for rec in gold:
-        _, ref, _ = gold_spans(rec)
+        _, ref, lost = gold_spans(rec)
+        unmapped += lost
         cand = pred.get(rec.id, set())
         for label in ENTITY_LABELS:
             per_label[label].score_set({t for t in cand if t[2] == label}, {t for t in ref if t[2] == label})
     micro = sum(per_label.values(), PRF())
-    return {**micro.to_dict(), "per_type": {k: v.to_dict() for k, v in per_label.items()}}
+    return {**micro.to_dict(), "per_type": {k: v.to_dict() for k, v in per_label.items()}, "unmapped": unmapped}
 
 
 def gold_papers(gold: Sequence[GoldAbstract]) -> list[Paper]:
@@ -215,14 +218,15 @@ def evaluate_annotations(paths: Sequence[str | Path], nlp: Any, *, keep_errors: 
     result = build_from_papers(gold_papers(gold), nlp, related_k=related_k, on_paper=keep)
     seconds = time.perf_counter() - started
     out = score_graph(result.graph, gold, keep_errors=keep_errors)
+    span_scores = score_spans_gold(spans, gold)
     return {
         "gold": [str(p) for p in paths],
         "format": "annotations",
         "docs": len(gold),
         "seconds": seconds,
         "paper": out,
-        "spans": score_spans_gold(spans, gold),
-        "unmapped_gold_mentions": sum(gold_spans(r)[2] for r in gold),
+        "spans": span_scores,
+        "unmapped_gold_mentions": span_scores.pop("unmapped"),
     }
 
 
