@@ -1,4 +1,4 @@
-"""Every query of the Cypher cookbook (README.md) runs against the example corpus in a real
+"""Every query of the Cypher cookbook (docs/neo4j.md) runs against the example corpus in a real
 Neo4j, and its answer equals the same question asked of the NetworkX graph."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from graph_exports import neo4j as kg_neo4j
 
 pytestmark = pytest.mark.neo4j
 
-COOKBOOK = Path(__file__).resolve().parents[2] / "README.md"
+COOKBOOK = Path(__file__).resolve().parents[2] / "docs" / "neo4j.md"
 PAPER_RELS = ("PROPOSES", "USES", "EVALUATES_ON", "ADDRESSES", "REPORTS")
 
 
