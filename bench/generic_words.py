@@ -77,11 +77,14 @@ def main() -> None:
 
     key = lexicon.generic_key
     hits: Counter[str] = Counter()
+    by_rule: Counter[str] = Counter()  # filtered because every word names nothing, not by a list entry
 
     def recording(text: str) -> bool:
         result = original(text)
         if result and key(text) in lexicon.GENERIC_PHRASES:
             hits[key(text)] += 1
+        elif result and any(ch.isalpha() for ch in text):
+            by_rule[key(text)] += 1
         return result
 
     base = score(recording)
@@ -96,11 +99,19 @@ def main() -> None:
         rows.append((delta, entry, n, result))
         print(f"  without {entry!r:34} ({n:3} filtered): F1 {result['f']:.4f} ({delta:+.4f})  "
               + " ".join(f"{k[:2]} {v['f']:.3f}" for k, v in result["per_type"].items()), flush=True)
+    print(f"{len(by_rule)} phrases filtered by the word rule (every word generic), not by an entry")
+    for phrase, n in by_rule.most_common():
+        if n < args.min_count:
+            break
+        result = score(lambda text, phrase=phrase: False if key(text) == phrase else original(text))
+        delta = result["f"] - base["f"]
+        rows.append((delta, phrase, n, result))
+        print(f"  letting {phrase!r:34} ({n:3} filtered): F1 {result['f']:.4f} ({delta:+.4f})", flush=True)
     for phrase in [p.strip() for p in args.try_add.split(",") if p.strip()]:
         result = score(lambda text, phrase=key(phrase): True if key(text) == phrase else original(text))
         print(f"  adding {phrase!r:35}: F1 {result['f']:.4f} ({result['f'] - base['f']:+.4f})", flush=True)
     harmful = [entry for delta, entry, _, _ in sorted(rows, reverse=True) if delta > 0]
-    print("entries whose removal raises F1:", harmful)
+    print("entries (or word-rule phrases) whose removal raises F1:", harmful)
     if harmful:
         remove = set(harmful)
         result = score(lambda text: False if key(text) in remove else original(text))

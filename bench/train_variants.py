@@ -31,6 +31,11 @@ VARIANTS: dict[str, dict] = {
     "x2-scierc1-tdmsci": {"annotations_repeat": 2, "scierc_repeat": 1, "tdmsci": True},
     "x2-scierc1-scirex": {"annotations_repeat": 2, "scierc_repeat": 1, "scirex_sample": 0.1},
     "x2-scierc1-novectors": {"annotations_repeat": 2, "scierc_repeat": 1, "vectors": False},
+    "x3-scierc1-noextra": {"annotations_repeat": 3, "scierc_repeat": 1, "tdmsci": False, "scirex_sample": 0.0},
+    "x3-scierc1-ner128": {"annotations_repeat": 3, "scierc_repeat": 1,
+                          "overrides": {"components.ner.model.hidden_width": 128}},
+    "x3-scierc1-6k": {"annotations_repeat": 3, "scierc_repeat": 1,
+                      "overrides": {"training.max_steps": 6000, "training.patience": 2000}},
 }
 
 
@@ -79,7 +84,7 @@ def main() -> None:
         for seed in map(int, args.seeds.split(",")):
             opts = dict(VARIANTS[name])
             use_vectors = opts.pop("vectors", True)
-            overrides = {"training.max_steps": args.steps} if args.steps else None
+            overrides = {**opts.pop("overrides", {}), **({"training.max_steps": args.steps} if args.steps else {})} or None
             started = time.time()
             model = args.work / f"{name}-s{seed}"
             train(model, data_dir, work_dir=args.work / f"{name}-s{seed}-work", vectors=vectors if use_vectors else False,

@@ -176,6 +176,12 @@ GENERIC_MODIFIERS: frozenset[str] = frozenset(
 )
 
 
+#: Generic words that name a model family before a model head ("diffusion models", "large reasoning
+#: models (LRMs)"): the guidelines make named families METHOD. Tuned on dev (bench/generic_words.py):
+#: "language", "generative", "policy" or "retrieval" models stay generic.
+FAMILY_WORDS: frozenset[str] = frozenset({"diffusion", "reasoning"})
+_MODEL_HEADS = frozenset({"model", "models", "network", "networks"})
+
 #: A phrase made only of these words names nothing ("simple end-to-end framework").
 _NAMES_NOTHING: frozenset[str] = BOUNDARY_WORDS | _GENERIC_SINGLE | GENERIC_MODIFIERS
 
@@ -213,4 +219,6 @@ def is_generic(phrase: str) -> bool:
     if words[0] in {"our", "this", "the", "these", "their", "its", "a", "an", "proposed", "existing", "such"} \
             or (len(words) > 1 and words[0] in GENERIC_MODIFIERS):  # "powerful generative frameworks"
         return is_generic(" ".join(words[1:]))
+    if len(words) > 1 and words[-1] in _MODEL_HEADS and not FAMILY_WORDS.isdisjoint(words[:-1]):
+        return False
     return all(w in _NAMES_NOTHING for w in words)

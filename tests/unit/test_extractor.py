@@ -74,6 +74,9 @@ def test_the_generic_list_follows_the_in_domain_dev_split():
 
     assert not any(is_generic(p) for p in ("accuracy", "Accuracy", "classification", "sample complexity", "time complexity"))
     assert all(is_generic(p) for p in ("machine learning", "Deep Learning", "AI", "NLP", "natural language processing"))
+    # model families are METHODs (guidelines), though each of their words alone is generic
+    assert not any(is_generic(p) for p in ("diffusion models", "Large Reasoning Models", "reasoning model"))
+    assert all(is_generic(p) for p in ("diffusion", "reasoning", "language models", "generative models"))
 
 
 def test_a_span_cut_through_latex_math_is_no_mention(nlp):
