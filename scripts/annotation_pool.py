@@ -41,7 +41,7 @@ def main() -> None:
     ap.add_argument("--max-chars", type=int, default=2200)
     ap.add_argument("--extend", type=int, default=0,
                     help="instead: draw this many more abstracts (all train) into new batches e00, e01, ...")
-    ap.add_argument("--new-annotators", default="ijkl", help="with --extend: who annotates the new batches")
+    ap.add_argument("--new-annotators", default="ijkl", help="with --extend: who annotates the new batches (one letter each, or comma-separated names)")
     args = ap.parse_args()
 
     banned_ids, banned_text = set(), set()
@@ -150,7 +150,7 @@ def extend(args: argparse.Namespace, iclr: list, other: list) -> None:
         rows.append({"id": r["id"], "source": src, "title": r["title"], "year": r["year"], "venue": r["venue"], "text": r["abstract"]})
         splits[r["id"]] = "train"
     first = len([f for f in args.out.glob("e*.jsonl")])
-    ann = list(args.new_annotators)
+    ann = args.new_annotators.split(",") if "," in args.new_annotators else list(args.new_annotators)
     bs = args.batch_size
     for k in range(0, len(rows), bs):
         name = f"e{first + k // bs:02d}"
