@@ -87,6 +87,7 @@ PRODUCT: dict[str, Any] = {
     "vectors": True,
     "pretrain": False,
     "seed": 0,
+    "max_steps": 4000,
 }
 
 
@@ -558,6 +559,12 @@ def finish_pipeline(output: Path, train_files: list[Path], dev_files: list[Path]
     return {"roles": roles, "relations": relations}
 
 
+def product_steps(steps: int) -> dict[str, Any]:
+    """Config overrides for ``steps`` training steps: patience grows with them, so a long run is not
+    stopped by the plateau a short one would have had."""
+    return {"training.max_steps": steps, "training.patience": max(1500, steps * 3 // 8)}
+
+
 def train_cli(
     output: Path = MODEL_DIR,
     data_dir: Path | None = None,
@@ -572,6 +579,7 @@ def train_cli(
     annotations: list[Path] | None = None,
     dev: list[Path] | None = None,
     seed: int = DEFAULTS["seed"],
+    steps: int | None = None,
 ) -> dict[str, Any]:
     """``kg train``: rebuild the shipped pipeline, or (``crossval``) k-fold the SciERC recipe on TDMSci.
 
@@ -583,6 +591,7 @@ def train_cli(
     pretrain: pretrain the tok2vec first (True), or start from an earlier run's weights
         (``WORK/pretrain/model-last.bin``); no recipe does by default (it did not help).
     scierc_recipe / first_round: the older recipes (SciERC's six labels plus DATASET, no annotations).
+    steps: training steps of the shipped recipe's final model (default: the recipe's ``max_steps``).
     RETURNS (dict): what ``train`` or ``crossval_tdmsci`` returns (also printed as JSON).
     """
     if crossval or scierc_recipe or first_round:
@@ -604,7 +613,7 @@ def train_cli(
                        dev_annotations=dev_files, annotations_repeat=PRODUCT["annotations_repeat"],
                        scierc_repeat=PRODUCT["scierc_repeat"], tdmsci=PRODUCT["tdmsci"],
                        scirex_sample=PRODUCT["scirex_sample"], vectors=vectors or PRODUCT["vectors"],
-                       pretrain=pretrain or PRODUCT["pretrain"])
+                       pretrain=pretrain or PRODUCT["pretrain"], overrides=product_steps(steps or PRODUCT["max_steps"]))
         result.update(finish_pipeline(Path(output), train_files, dev_files, data_dir))
     print(json.dumps(result, indent=2))
     return result

@@ -428,6 +428,7 @@ def train_command(
     scierc_recipe: Annotated[bool, typer.Option("--scierc-recipe", help="The older recipe without annotations: SciERC's six labels plus DATASET.")] = False,
     first_round: Annotated[bool, typer.Option("--first-round", help="The first round's SciERC recipe (SciERC once, its data-set names as DATASET).")] = False,
     seed: Annotated[int, typer.Option("--seed", help="system.seed of every training step.")] = 0,
+    steps: Annotated[Optional[int], typer.Option("--steps", help="Training steps of the final model (default: the recipe's).", min=100)] = None,
 ) -> None:
     """Rebuild the trained extractor from the annotations in data/annotations and the shared data, with the committed config and fixed seeds."""
     from extractors.train import MODEL_DIR, train_cli
@@ -438,7 +439,7 @@ def train_command(
         raise KgError(f"--folds {folds!r}: give fold numbers separated by commas, e.g. 0,2") from None
     train_cli(output or MODEL_DIR, data, work_dir, vectors=vectors, pretrain=pretrained or pretrain, crossval=crossval,
               folds=only, first_round=first_round, scierc_recipe=scierc_recipe, annotations=annotations, dev=dev,
-              seed=seed)
+              seed=seed, steps=steps)
 
 
 if __name__ == "__main__":  # pragma: no cover
