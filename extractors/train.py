@@ -87,7 +87,7 @@ PRODUCT: dict[str, Any] = {
     "vectors": True,
     "pretrain": False,
     "seed": 0,
-    "max_steps": 4000,
+    "max_steps": 8000,
 }
 
 
@@ -560,9 +560,10 @@ def finish_pipeline(output: Path, train_files: list[Path], dev_files: list[Path]
 
 
 def product_steps(steps: int) -> dict[str, Any]:
-    """Config overrides for ``steps`` training steps: patience grows with them, so a long run is not
-    stopped by the plateau a short one would have had."""
-    return {"training.max_steps": steps, "training.patience": max(1500, steps * 3 // 8)}
+    """Config overrides for ``steps`` training steps and no early stop (patience 0): the learning rate
+    is constant, so the run is a prefix of any longer one with the same seed, and its best checkpoint
+    is the best of a longer run's first ``steps`` steps."""
+    return {"training.max_steps": steps, "training.patience": 0}
 
 
 def train_cli(
