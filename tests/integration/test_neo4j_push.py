@@ -10,6 +10,7 @@ from graph_exports import neo4j as kg_neo4j
 from kg.graph import KnowledgeGraph
 
 from neo4j_graphs import INJECTION, corpus_a, corpus_b, counts, dump
+from neo4j_server import clear_database
 
 pytestmark = pytest.mark.neo4j
 
@@ -76,7 +77,7 @@ def test_row_by_row_push_gives_the_same_database_as_batched(empty_neo4j):
     driver, db = empty_neo4j
     kg_neo4j.push(corpus_a(), driver, database=db, batch_size=1000)
     batched = dump(driver, db)
-    driver.execute_query("MATCH (n) DETACH DELETE n", database_=db)
+    clear_database(driver, db)
     stats = kg_neo4j.push(corpus_a(), driver, database=db, batch_size=1)
     assert dump(driver, db) == batched
     assert stats.batches >= 8 + 14
@@ -140,7 +141,7 @@ def test_repushing_a_changed_paper_drops_its_stale_relationships(empty_neo4j):
     assert stats.entities_deleted == 1
     assert _value(driver, db, "MATCH (m:Method {id: 'method:evil'}) RETURN count(m) AS n") == [{"n": 0}]
     fresh = dump(driver, db)
-    driver.execute_query("MATCH (n) DETACH DELETE n", database_=db)
+    clear_database(driver, db)
     kg_neo4j.push(changed, driver, database=db)
     assert dump(driver, db) == fresh
 
