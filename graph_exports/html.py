@@ -29,6 +29,7 @@ from typing import Any, Iterable, Sequence
 import networkx as nx
 import numpy as np
 
+from kg.atomic import AtomicFiles, write_text
 from kg.errors import ExportError, NodeNotFound
 from kg.model import NODE_LABELS
 
@@ -1011,8 +1012,9 @@ def _meta(g, sel: Selection, nodes, edges, *, view, radius, groups, colour_by, s
     }
 
 
-def write_html(graph: Any, path: str | Path, **options: Any) -> Path:
-    """Write :func:`to_html` to ``path`` (which must end in ``.html``) and return the path.
+def write_html(graph: Any, path: str | Path, *, files: AtomicFiles | None = None, **options: Any) -> Path:
+    """Write :func:`to_html` to ``path`` (which must end in ``.html``), whole or not at all (with
+    ``files``, together with its other files), and return the path.
 
     Raises
     ------
@@ -1022,9 +1024,4 @@ def write_html(graph: Any, path: str | Path, **options: Any) -> Path:
     if path.suffix.lower() not in (".html", ".htm"):
         raise ExportError(f"{path}: an HTML page needs a name ending in .html")
     page = to_html(graph, **options)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(page, encoding="utf-8")
-    except OSError as err:
-        raise ExportError(f"{path}: cannot write the page: {err.strerror or err}") from err
-    return path
+    return write_text(path, page, files=files)

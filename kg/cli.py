@@ -86,7 +86,7 @@ def build_cli(
     neo4j_uri: Annotated[Optional[str], typer.Option("--neo4j", help="Also push the graph to this Neo4j URI (as kg push; NEO4J_USERNAME, NEO4J_PASSWORD, NEO4J_DATABASE apply).")] = None,
 ) -> None:
     """Build the graph of INPUTS into OUT: graph.json (node-link), graph.graphml, graph.html, summary.json."""
-    from graph_exports.files import write_graphml, write_json
+    from graph_exports.outputs import write_build_outputs
 
     from .build import build
     from .corpus import parse_field_map
@@ -113,22 +113,15 @@ def build_cli(
         result = build(inputs, nlp, fmt=fmt, fields=fields, strict=strict, max_chars=max_chars,
                        batch_size=batch_size, related_k=related_k, on_error=report, on_paper=tick)
     graph, summary = result.graph, result.summary
-    out.mkdir(parents=True, exist_ok=True)
-    write_json(graph, out / "graph.json")
-    with (out / "merges.jsonl").open("w", encoding="utf-8") as handle:
-        handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in result.merges)
-    write_graphml(graph, out / "graph.graphml")
-    if html:
-        from graph_exports.html import write_html
-
-        write_html(graph, out / "graph.html")
-    (out / "summary.json").write_text(json.dumps(summary.to_dict(), indent=2) + "\n", encoding="utf-8")
+    if summary.papers == 0:
+        if not quiet and not json_summary:
+            _print_summary(summary, out, html, wrote=False)
+        raise KgError(f"no abstracts were read from the inputs; nothing written (the files in {out} are unchanged)")
+    write_build_outputs(graph, result.merges, summary.to_dict(), out, html=html)
     if json_summary:
         typer.echo(json.dumps(summary.to_dict()))
     elif not quiet:
         _print_summary(summary, out, html)
-    if summary.papers == 0:
-        raise KgError("no abstracts were read from the inputs; nothing to build")
     if neo4j_uri:
         stats = _push_graph(graph, neo4j_uri)
         if not quiet and not json_summary:
@@ -136,7 +129,7 @@ def build_cli(
                               f"to {neo4j_uri} in {stats.seconds:.1f} s", highlight=False)
 
 
-def _print_summary(summary, out: Path, html: bool) -> None:
+def _print_summary(summary, out: Path, html: bool, *, wrote: bool = True) -> None:
     table = Table(title="kg build", show_header=False, box=None)
     table.add_row("papers", f"{summary.papers:,}")
     table.add_row("duplicates merged", f"{summary.duplicates:,}")
@@ -149,7 +142,8 @@ def _print_summary(summary, out: Path, html: bool) -> None:
     table.add_row("seconds", f"{summary.seconds:.2f} (extraction {summary.extract_seconds:.2f})")
     table.add_row("abstracts/s", f"{summary.abstracts_per_second:,.1f}")
     files = ["graph.json", "graph.graphml", "merges.jsonl", "summary.json"] + (["graph.html"] if html else [])
-    table.add_row("wrote", ", ".join(str(out / f) for f in files))
+    if wrote:
+        table.add_row("wrote", ", ".join(str(out / f) for f in files))
     console.print(table)
 
 
@@ -394,9 +388,9 @@ def _eval_annotations(gold: list[Path], model: Optional[Path], no_model: bool, g
         raise KgError(str(exc)) from None
     errors = result["paper"].pop("errors", None)
     if save_predictions is not None and errors is not None:
-        with save_predictions.open("w", encoding="utf-8") as handle:
-            for row in errors:
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        from .atomic import write_text
+
+        write_text(save_predictions, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in errors))
     if as_json:
         print(json.dumps(result))
         return

@@ -28,6 +28,7 @@ from typing import Any
 import networkx as nx
 
 from . import traverse
+from .atomic import AtomicFiles, atomic_open
 from .errors import GraphError
 from .model import LABEL_TO_NODE, NODE_LABELS, PAPER_EDGE_FOR_LABEL, Paper, Relation
 from .resolve import Resolution
@@ -244,15 +245,14 @@ class KnowledgeGraph:
             raise GraphError(f"not node-link graph data: {exc}") from exc
         return cls(nx.MultiDiGraph(graph))
 
-    def save(self, path: str | Path) -> Path:
-        """Write node-link JSON; :meth:`load` reads it back to an equal graph."""
+    def save(self, path: str | Path, *, files: AtomicFiles | None = None) -> Path:
+        """Write node-link JSON; :meth:`load` reads it back to an equal graph.
+
+        The file is replaced whole or not at all (with ``files``, together with its other files).
+        """
         path = Path(path)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("w", encoding="utf-8") as handle:
-                json.dump(self.to_dict(), handle, ensure_ascii=False)
-        except OSError as exc:
-            raise GraphError(f"{path}: cannot write graph ({exc.strerror or exc})") from exc
+        with atomic_open(path, files=files) as handle:
+            json.dump(self.to_dict(), handle, ensure_ascii=False)
         return path
 
     @classmethod
