@@ -24,6 +24,7 @@ __all__ = [
     "RECOMPUTE_ENTITY_SUPPORT",
     "DELETE_ORPHAN_ENTITIES",
     "REMOVE_PAPER",
+    "FIND_PAPERS",
     "COUNT_NODES",
     "COUNT_RELATIONSHIPS",
 ]
@@ -171,6 +172,9 @@ MATCH (p:Paper {id: $paper})
 DETACH DELETE p
 RETURN count(*) AS deleted""",
 ]
+
+#: Which of the node ids ``$ids`` are papers in the database.
+FIND_PAPERS = "MATCH (p:Paper) WHERE p.id IN $ids RETURN collect(p.id) AS ids"
 
 #: Counts for reports and tests.
 COUNT_NODES = "MATCH (n) RETURN count(n) AS n"

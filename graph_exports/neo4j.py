@@ -52,6 +52,10 @@ T = TypeVar("T")
 RelKey = tuple[str, str, str]  # (type, start label, end label)
 
 PAPER_PREFIX = "paper:"
+#: Longest node id pushed: a Neo4j range index key (behind the id constraints) holds 8,167 bytes.
+MAX_ID_BYTES = 8_000
+#: URI schemes of the Bolt protocol (the driver's http:// support needs extra packages kg does not use).
+BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 
 
 @dataclass
@@ -148,7 +152,9 @@ def neo4j_value(value: Any) -> Any:
 
 
 def _paper_key(paper: str) -> str:
-    return paper if paper.startswith(PAPER_PREFIX) else PAPER_PREFIX + paper
+    """Node id of a paper id as the graph stores it on edges and evidence (always its own id, so a
+    paper whose id is ``paper:x`` is ``paper:paper:x``)."""
+    return PAPER_PREFIX + paper
 
 
 def _props(attrs: dict[str, Any], skip: Iterable[str] = ()) -> dict[str, Any]:
@@ -191,7 +197,8 @@ def to_rows(graph: KnowledgeGraph | nx.MultiDiGraph) -> tuple[dict[str, list[dic
         sorted by id, so the same graph always gives the same rows.
 
     Raises:
-        ExportError: a node label or relationship type is not in the schema.
+        ExportError: a node label or relationship type is not in the schema, or a node id is
+            longer than Neo4j can index.
     """
     G = _nx(graph)
     nodes: dict[str, list[dict]] = defaultdict(list)
@@ -201,6 +208,10 @@ def to_rows(graph: KnowledgeGraph | nx.MultiDiGraph) -> tuple[dict[str, list[dic
         if label not in NODE_LABELS:
             raise ExportError(f"node {node_id!r}: label {label!r} is not in the schema ({', '.join(NODE_LABELS)})")
         node_id = str(node_id)
+        if len(node_id.encode("utf-8", "surrogatepass")) > MAX_ID_BYTES:
+            raise ExportError(f"node {node_id[:60]!r}...: id is {len(node_id.encode('utf-8', 'surrogatepass')):,} "
+                              f"bytes, over the {MAX_ID_BYTES:,} a Neo4j index key holds; nothing was sent "
+                              "(kg build keeps ids within its limits: rebuild the graph)")
         labels[node_id] = label
         if label == "Paper":
             props = _props(attrs, skip=("label", "id"))
@@ -393,12 +404,17 @@ def remove_paper(driver, paper_id: str, *, database: str | None = None) -> Remov
     only it supported; other entities' ``support`` is recomputed. One transaction: all or nothing.
 
     Args:
-        paper_id: the paper's id, with or without the ``paper:`` prefix.
+        paper_id: the paper's id, or its node id (``paper:`` and the id). The paper's own id wins:
+            ``paper:x`` is the paper whose id is ``paper:x`` when there is one, else the paper ``x``.
     """
-    node_id = _paper_key(paper_id)
-    keys = sorted({node_id, node_id[len(PAPER_PREFIX):]})
+    candidates = [_paper_key(paper_id)] + ([paper_id] if paper_id.startswith(PAPER_PREFIX) else [])
+    node_id = candidates[0]
 
     def work(tx) -> RemoveStats:
+        nonlocal node_id
+        found = set(tx.run(cypher.FIND_PAPERS, ids=candidates).single()["ids"])
+        node_id = next((c for c in candidates if c in found), candidates[0])
+        keys = [node_id]
         ids = tx.run(cypher.REMOVE_PAPER[0], paper=node_id).single()["ids"]
         rels = tx.run(cypher.REMOVE_PAPER[1], ids=ids, paper_keys=keys).single()["deleted"]
         papers = tx.run(cypher.REMOVE_PAPER[2], paper=node_id).single()["deleted"]
@@ -424,6 +440,11 @@ def open_driver(uri: str, user: str | None = None, password: str | None = None, 
     import neo4j
     import neo4j.exceptions as ne
 
+    scheme = uri.partition("://")[0].lower() if "://" in uri else ""
+    if scheme not in BOLT_SCHEMES:
+        raise Neo4jError(f"bad Neo4j URI {uri!r}: kg talks Bolt, so the URI starts with "
+                         f"{', '.join(s + '://' for s in BOLT_SCHEMES)}; e.g. bolt://127.0.0.1:7687 "
+                         "(the Bolt port, not the browser's http port 7474)")
     auth = (user or "neo4j", password) if password else None
     try:
         return neo4j.GraphDatabase.driver(uri, auth=auth, **config)

@@ -5,13 +5,14 @@ only when complete, so a full disk, a crash or an error half-way leaves the prev
 it was. :class:`AtomicFiles` does this for several files at once: they are renamed into place
 together at the end, and a failure in any of them publishes none.
 
->>> import tempfile, pathlib
+>>> import pathlib, shutil, tempfile
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> with AtomicFiles() as files:
-...     files.write_text(folder / "a.txt", "one")
-...     files.write_text(folder / "b.txt", "two")
+...     _ = files.write_text(folder / "a.txt", "one")
+...     _ = files.write_text(folder / "b.txt", "two")
 >>> sorted(p.name for p in folder.iterdir())
 ['a.txt', 'b.txt']
+>>> shutil.rmtree(folder)
 """
 
 from __future__ import annotations

@@ -13,10 +13,11 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .errors import BadRecord, KgError
+from .errors import BadRecord, KgError, RecordWarning
 
 app = typer.Typer(
     name="kg",
@@ -42,7 +43,7 @@ def main() -> None:
     except KgError as exc:
         if _state["debug"] or "--debug" in sys.argv:
             raise
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(1)
     except KeyboardInterrupt:
         err_console.print("interrupted")
@@ -60,11 +61,14 @@ def _count_lines_hint(inputs: list[str]) -> int | None:
     from .corpus import expand_inputs
 
     total = 0
-    for path in expand_inputs(inputs):
-        if path == "-" or not path.endswith((".jsonl", ".ndjson", ".csv", ".tsv")):
-            return None
-        with open(path, "rb") as handle:
-            total += sum(1 for line in handle if line.strip())
+    try:
+        for path in expand_inputs(inputs):
+            if path == "-" or not path.endswith((".jsonl", ".ndjson", ".csv", ".tsv")):
+                return None
+            with open(path, "rb") as handle:
+                total += sum(1 for line in handle if line.strip())
+    except (OSError, KgError):  # the build itself reports what cannot be read
+        return None
     return total
 
 
@@ -95,7 +99,8 @@ def build_cli(
     nlp = _load_nlp(model, no_model)
 
     def report(err: BadRecord) -> None:
-        err_console.print(f"[yellow]skipped[/] {err}", highlight=False, soft_wrap=True)
+        what = "note" if isinstance(err, RecordWarning) else "skipped"
+        err_console.print(f"[yellow]{what}[/] {escape(str(err))}", highlight=False, soft_wrap=True)
 
     total = None if quiet else _count_lines_hint(inputs)
     progress = Progress(SpinnerColumn(), TextColumn("extracting"), BarColumn(), MofNCompleteColumn(),
@@ -134,6 +139,12 @@ def _print_summary(summary, out: Path, html: bool, *, wrote: bool = True) -> Non
     table.add_row("papers", f"{summary.papers:,}")
     table.add_row("duplicates merged", f"{summary.duplicates:,}")
     table.add_row("records skipped", f"{summary.skipped:,}")
+    if summary.warnings:
+        table.add_row("notes", f"{summary.warnings:,} (records a rule changed, see above)")
+    if summary.characters_removed:
+        table.add_row("characters removed", f"{summary.characters_removed:,} (control characters, lone surrogates)")
+    if summary.mentions_dropped:
+        table.add_row("mentions dropped", f"{summary.mentions_dropped:,} (longer than a name can be)")
     mentions = ", ".join(f"{k} {v:,}" for k, v in summary.mentions_by_label.items())
     table.add_row("mentions", f"{summary.mentions:,} ({mentions})")
     entities = ", ".join(f"{k} {v:,}" for k, v in summary.entities.items())
@@ -173,7 +184,7 @@ def stats_cli(
         table.add_row(rel, f"{count:,}")
     console.print(table)
     for label, rows in stats.get("top", {}).items():
-        console.print(f"[bold]{label}[/]: " + "; ".join(f"{name} ({s})" for name, s in rows), highlight=False)
+        console.print(f"[bold]{label}[/]: " + "; ".join(f"{escape(name)} ({s})" for name, s in rows), highlight=False)
 
 
 @app.command("explain")
@@ -188,7 +199,7 @@ def explain_cli(
     g = KnowledgeGraph.load(graph)
     node = g.find(name, label=label)
     data = g.nx.nodes[node]
-    console.print(f"[bold]{data['name']}[/] ({data['label']}, {node}), {data.get('support', 0)} papers", highlight=False)
+    console.print(f"[bold]{escape(data['name'])}[/] ({data['label']}, {escape(node)}), {data.get('support', 0)} papers", highlight=False)
     merges_path = graph.parent / "merges.jsonl"
     rows = {}
     if merges_path.exists():
@@ -197,10 +208,10 @@ def explain_cli(
     row = rows.get(node)
     if row is None:
         aliases = ", ".join(data.get("aliases", [])) or data["name"]
-        console.print(f"  one surface form ({aliases}); nothing was merged", highlight=False)
+        console.print(f"  one surface form ({escape(aliases)}); nothing was merged", highlight=False)
         return
     for form in row["forms"]:
-        console.print(f"  [cyan]{form['form']}[/]: " + " | ".join(form["reasons"]), highlight=False)
+        console.print(f"  [cyan]{escape(form['form'])}[/]: " + escape(" | ".join(form["reasons"])), highlight=False)
 
 
 @app.command("export")
@@ -270,10 +281,10 @@ def push_cli(
         for paper_id in remove_paper or []:
             removed = remove(driver, paper_id, database=database)
             if removed.papers:
-                err_console.print(f"removed {paper_id}: {removed.entities:,} entities and {removed.relationships:,} "
+                err_console.print(f"removed {escape(paper_id)}: {removed.entities:,} entities and {removed.relationships:,} "
                                   "entity relationships only it supported", highlight=False)
             else:
-                err_console.print(f"{paper_id}: no such paper in the database; nothing removed", highlight=False)
+                err_console.print(f"{escape(paper_id)}: no such paper in the database; nothing removed", highlight=False)
         if g is None:
             return
         stats = push(g, driver, database=database, batch_size=batch_size)

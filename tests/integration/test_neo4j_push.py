@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import networkx as nx
 import pytest
 
 from graph_exports import neo4j as kg_neo4j
@@ -173,3 +174,19 @@ def test_fulltext_index_finds_entities_by_alias(empty_neo4j):
     hits = _value(driver, db, "CALL db.index.fulltext.queryNodes('entity_names', $q) YIELD node, score "
                               "RETURN node.id AS id ORDER BY score DESC", q="GT")
     assert hits[0]["id"] == "method:graph transformer"
+
+
+def test_remove_paper_whose_own_id_starts_with_paper_prefix(empty_neo4j):
+    driver, db = empty_neo4j
+    G = nx.MultiDiGraph(kg_schema=1)
+    G.add_node("method:bert", label="Method", name="BERT", aliases=["BERT"], support=2, mention_count=2)
+    for own_id in ("z", "paper:z"):    # node ids paper:z and paper:paper:z
+        G.add_node(f"paper:{own_id}", label="Paper", name=own_id, abstract=f"{own_id} uses BERT.")
+        G.add_edge(f"paper:{own_id}", "method:bert", key="USES", type="USES", role="used", count=1, weight=1.0,
+                   evidence=[{"sentence": "uses BERT", "paper_id": own_id, "start": 0, "end": 4, "text": "BERT"}])
+    kg_neo4j.push(G, driver, database=db)
+    assert kg_neo4j.remove_paper(driver, "paper:z", database=db).papers == 1     # its own id wins
+    papers = _value(driver, db, "MATCH (p:Paper) RETURN p.id AS id")
+    assert papers == [{"id": "paper:z"}]
+    assert _value(driver, db, "MATCH (e:Method) RETURN e.support AS s") == [{"s": 1}]
+    assert kg_neo4j.remove_paper(driver, "z", database=db).papers == 1
