@@ -39,3 +39,11 @@ def example_build(nlp):
 @pytest.fixture(scope="session")
 def example_graph(example_build):
     return example_build.graph
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print the fuzz tests' figures (how many inputs they generated) after the run."""
+    for report in terminalreporter.stats.get("passed", []):
+        for name, value in getattr(report, "user_properties", ()):
+            if name == "fuzz":
+                terminalreporter.write_line(value)
