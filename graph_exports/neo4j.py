@@ -229,24 +229,55 @@ def to_rows(graph: KnowledgeGraph | nx.MultiDiGraph) -> tuple[dict[str, list[dic
             raise ExportError(f"edge {u!r} -> {v!r}: type {rel_type!r} is not in the schema ({', '.join(RELATION_TYPES)})")
         start, end = str(u), str(v)
         group = (rel_type, labels[start], labels[end])
-        props = _props(attrs, skip=("type", "evidence", "papers", "support"))
         evidence = attrs.get("evidence")
         if labels[start] != "Paper" and labels[end] != "Paper":
+            props = _props(attrs, skip=("type", "evidence", "papers", "support", "count", "weight",
+                                        "paper_counts", "paper_weights"))
             ev = _evidence_props(evidence)
+            items = sorted(zip([_paper_key(str(e.get("paper_id", ""))) for e in evidence or ()],
+                               ev["evidence"], ev["sentences"]))   # the order the database keeps
+            shares = _paper_shares(attrs)
             rels[group].append({
-                "start": start, "end": end, "props": props,
-                "papers": sorted({_paper_key(str(p)) for p in attrs.get("papers") or ()}
-                                 | {_paper_key(str(e.get("paper_id"))) for e in evidence or () if e.get("paper_id")}),
-                "evidence": ev["evidence"], "sentences": ev["sentences"],
-                "evidence_papers": [_paper_key(str(e.get("paper_id", ""))) for e in evidence or ()],
+                "start": start, "end": end, "props": props, "papers": list(shares),
+                "paper_counts": [c for c, _ in shares.values()], "paper_weights": [w for _, w in shares.values()],
+                "evidence_papers": [i[0] for i in items], "evidence": [i[1] for i in items],
+                "sentences": [i[2] for i in items],
             })
         else:
+            props = _props(attrs, skip=("type", "evidence", "papers", "support"))
             if evidence is not None:
                 props.update(_evidence_props(evidence))
+            if labels[end] != "Paper" and G.nodes[v].get("name") is not None:
+                props["entity_name"] = str(G.nodes[v]["name"])   # this graph's vote for the entity's name
             rels[group].append({"start": start, "end": end, "props": props})
     for rows in rels.values():
         rows.sort(key=lambda row: (row["start"], row["end"]))
     return dict(nodes), dict(sorted(rels.items()))
+
+
+def _paper_shares(attrs: dict[str, Any]) -> dict[str, tuple[int, float]]:
+    """Each supporting paper's ``(count, weight)`` of an entity -> entity edge, by node id, sorted.
+
+    kg graphs say it per paper (``paper_counts``, ``paper_weights``); for a graph that does not, the
+    edge's count goes to its first paper and every paper gets the edge's weight.
+    """
+    papers = [str(p) for p in attrs.get("papers") or ()]
+    papers += [str(e["paper_id"]) for e in attrs.get("evidence") or () if e.get("paper_id") and str(e["paper_id"]) not in papers]
+    counts, weights = attrs.get("paper_counts"), attrs.get("paper_weights")
+    weight = float(attrs.get("weight") or 0.0)
+    if not (isinstance(counts, list) and isinstance(weights, list) and len(counts) == len(weights) == len(attrs.get("papers") or ())):
+        ordered = sorted(papers)
+        counts = [int(attrs.get("count") or 1) if p == ordered[0] else 0 for p in papers] if papers else []
+        weights = [weight] * len(papers)
+    else:
+        counts = list(counts) + [0] * (len(papers) - len(counts))
+        weights = list(weights) + [weight] * (len(papers) - len(weights))
+    shares: dict[str, tuple[int, float]] = {}
+    for paper, count, w in zip(papers, counts, weights):
+        key = _paper_key(paper)
+        old = shares.get(key, (0, 0.0))
+        shares[key] = (old[0] + int(count), max(old[1], float(w)))
+    return dict(sorted(shares.items()))
 
 
 def _prune_rows(graph: nx.MultiDiGraph) -> list[dict]:

@@ -134,9 +134,11 @@ def to_neo4j_csv(graph: KnowledgeGraph | nx.MultiDiGraph) -> dict[str, list[list
         for row in rows:
             props = dict(row["props"])
             if "papers" in row:  # entity -> entity: the same derived properties as a push
-                props.update(papers=row["papers"], evidence=row["evidence"], sentences=row["sentences"],
-                             evidence_papers=row["evidence_papers"], support=len(row["papers"]),
-                             evidence_count=len(row["evidence"]))
+                props.update(papers=row["papers"], paper_counts=row["paper_counts"],
+                             paper_weights=row["paper_weights"], count=sum(row["paper_counts"]),
+                             weight=max(row["paper_weights"], default=0.0), evidence=row["evidence"],
+                             sentences=row["sentences"], evidence_papers=row["evidence_papers"],
+                             support=len(row["papers"]), evidence_count=len(row["evidence"]))
             by_type.setdefault(rel_type, []).append(
                 {":START_ID": row["start"], ":END_ID": row["end"], ":TYPE": rel_type, **props})
     for rel_type, rows in sorted(by_type.items()):

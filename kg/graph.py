@@ -112,8 +112,12 @@ def _add_relation_edges(G: nx.MultiDiGraph, relations: Iterable[Relation]) -> No
         papers = sorted({r.paper_id for r in found})
         evidence = [{"sentence": r.sentence, "paper_id": r.paper_id, "extractor": r.extractor,
                      "score": round(r.score, 4)} for r in found[:MAX_EVIDENCE]]
+        # each paper's own count and best score, so that corpora merged later (Neo4j) add up per paper
+        counts = [sum(1 for r in found if r.paper_id == p) for p in papers]
+        weights = [round(max(r.score for r in found if r.paper_id == p), 4) for p in papers]
         G.add_edge(source, target, key=rel_type, type=rel_type, papers=papers, support=len(papers),
-                   count=len(found), weight=round(max(r.score for r in found), 4), evidence=evidence)
+                   count=len(found), weight=round(max(r.score for r in found), 4), evidence=evidence,
+                   paper_counts=counts, paper_weights=weights)
 
 
 #: A word of two or more characters; terms are the words that are not on spaCy's English stop list.
