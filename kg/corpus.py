@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Optional
 
 from .errors import BadRecord, CorpusError, RecordWarning
 from .model import Paper
@@ -46,6 +46,7 @@ SUFFIX_FORMAT = {".txt": "txt", ".text": "txt", ".md": "txt", ".jsonl": "jsonl",
 DEFAULT_MAX_CHARS = 100_000
 _SNIFF_BYTES = 8192
 _MAX_LEADING_BLANK = 64 << 20     # read this far past leading blank lines to find the format
+_MAX_PARAGRAPH = 64 << 20         # characters of one text paragraph kept (it is over --max-chars anyway)
 _BINARY_SHARE = 0.05
 _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),   # before UTF-16: FF FE 00 00
          (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
@@ -202,7 +203,7 @@ def read_corpus(
                 if key in abstracts:
                     stats.duplicates += 1
                     first, first_id = abstracts[key]
-                    if record_id_given(record) and paper.id != first_id:
+                    if _id_given(record) and paper.id != first_id:
                         note(RecordWarning(name, line_no, f"same abstract as {first} (id {first_id!r}); merged "
                                            f"into it, so id {paper.id!r} is not in the graph"))
                     continue
@@ -218,7 +219,7 @@ def read_corpus(
             bad(BadRecord(name, None, f"cannot read ({exc.strerror or exc}); records after this point are lost"))
 
 
-def record_id_given(record: dict[str, Any]) -> bool:
+def _id_given(record: dict[str, Any]) -> bool:
     value = record.get("id")
     return value is not None and not (isinstance(value, str) and not value.strip())
 
@@ -343,7 +344,7 @@ def _detect_format(source: str, head: bytes) -> str:
 
 
 Record = dict[str, Any]
-Lines = Iterable[tuple[int, "str | None"]]
+Lines = Iterable[tuple[int, Optional[str]]]
 
 
 def _txt_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callable[[BadRecord], None],
@@ -374,7 +375,7 @@ def _txt_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callable
             if not paragraph:
                 start = number
                 size = 0
-            if size <= _MAX_PARAGRAPH:   # past that it is too long anyway; keep memory bounded
+            if size <= _MAX_PARAGRAPH:   # keep memory bounded
                 paragraph.append(text.strip())
                 size += len(text)
         elif paragraph:
@@ -383,8 +384,6 @@ def _txt_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callable
     if paragraph:
         yield from flush()
 
-
-_MAX_PARAGRAPH = 64 << 20
 
 
 def _too_deep(text: str, limit: int) -> bool:
