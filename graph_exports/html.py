@@ -29,6 +29,7 @@ from typing import Any, Iterable, Sequence
 import networkx as nx
 import numpy as np
 
+from kg.atomic import AtomicFiles, write_text
 from kg.errors import ExportError, NodeNotFound
 from kg.model import NODE_LABELS
 
@@ -406,6 +407,21 @@ def _undirected(g: nx.MultiDiGraph, nodes: Sequence[str], edges: Sequence[tuple[
     return h
 
 
+def _induced(h: nx.Graph, nodes: Iterable[str]) -> nx.Graph:
+    """The subgraph of ``h`` on ``nodes`` as a new graph with nodes and edges in sorted order.
+
+    ``h.subgraph(a_set)`` iterates its nodes in the set's order when the set is small, and that
+    order changes with ``PYTHONHASHSEED``; the layouts start from node order, so the page would too.
+    """
+    keep = sorted(set(nodes))
+    inside = set(keep)
+    sub = nx.Graph()
+    sub.add_nodes_from((n, h.nodes[n]) for n in keep)
+    sub.add_edges_from(sorted(((min(u, v), max(u, v), d) for u, v, d in h.edges(keep, data=True)
+                               if u in inside and v in inside), key=lambda e: (e[0], e[1])))
+    return sub
+
+
 def communities(h: nx.Graph, *, seed: int = 0) -> list[set[str]]:
     """Louvain communities of ``h``, largest first (ties by smallest node id)."""
     if h.number_of_nodes() == 0:
@@ -483,11 +499,11 @@ def layout(
         if len(comp) == 1:
             singles.extend(comp)
         elif len(comp) <= _ONE_PIECE or not groups:
-            local, radius = _piece(h.subgraph(comp), seed=seed)
+            local, radius = _piece(_induced(h, comp), seed=seed)
             blocks.append(({n: p * spacing for n, p in local.items()}, radius * spacing))
         else:
             inside = [c & comp for c in groups if c & comp]
-            blocks.append(_communities_block(h.subgraph(comp), inside, seed=seed, spacing=spacing))
+            blocks.append(_communities_block(_induced(h, comp), inside, seed=seed, spacing=spacing))
     if singles:
         blocks.append(_grid(sorted(singles, key=lambda n: (h.nodes[n].get("order", ""), n))))
     return _pack(blocks)
@@ -519,7 +535,7 @@ def _communities_block(
         a, b = member[u], member[v]
         if a != b:
             q.add_edge(a, b, weight=q[a][b]["weight"] + 1 if q.has_edge(a, b) else 1)
-    pieces = [_piece(h.subgraph(c), seed=seed) for c in groups]
+    pieces = [_piece(_induced(h, c), seed=seed) for c in groups]
     radii = np.array([r * spacing for _pos, r in pieces])
     centres = nx.spring_layout(q, seed=seed, iterations=100, weight="weight")
     pts = np.array([centres[i] for i in range(len(groups))], dtype=float)
@@ -1011,8 +1027,9 @@ def _meta(g, sel: Selection, nodes, edges, *, view, radius, groups, colour_by, s
     }
 
 
-def write_html(graph: Any, path: str | Path, **options: Any) -> Path:
-    """Write :func:`to_html` to ``path`` (which must end in ``.html``) and return the path.
+def write_html(graph: Any, path: str | Path, *, files: AtomicFiles | None = None, **options: Any) -> Path:
+    """Write :func:`to_html` to ``path`` (which must end in ``.html``), whole or not at all (with
+    ``files``, together with its other files), and return the path.
 
     Raises
     ------
@@ -1022,9 +1039,4 @@ def write_html(graph: Any, path: str | Path, **options: Any) -> Path:
     if path.suffix.lower() not in (".html", ".htm"):
         raise ExportError(f"{path}: an HTML page needs a name ending in .html")
     page = to_html(graph, **options)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(page, encoding="utf-8")
-    except OSError as err:
-        raise ExportError(f"{path}: cannot write the page: {err.strerror or err}") from err
-    return path
+    return write_text(path, page, files=files)

@@ -436,7 +436,7 @@
       for (const ev of evidence) {
         parts.push(markedSentence(ev));
         const src = [];
-        if (ev.paper_id) src.push(nodeLink(ev.paper_id.startsWith("paper:") ? ev.paper_id : "paper:" + ev.paper_id, ev.paper_id));
+        if (ev.paper_id) src.push(nodeLink("paper:" + ev.paper_id, ev.paper_id));
         const how = [ev.extractor, ev.score !== undefined && ev.score !== null ? "score " + ev.score : null].filter(Boolean).join(", ");
         if (how) src.push(" · " + how);
         parts.push(el("div", { class: "kg-meta kg-muted" }, src));

@@ -121,7 +121,7 @@ def test_empty_and_binary_files_are_skipped_with_one_line_each(tmp_path):
     papers, stats, errors = read([empty, binary, good])
     assert len(papers) == 1 and stats.skipped == 2
     assert errors == [f"{empty}: empty file, no records",
-                      f"{binary}: binary file (NUL bytes), not text; expected .txt, .jsonl or .csv"]
+                      f"{binary}: binary file (NUL bytes or invalid UTF-8), not text; expected UTF-8 .txt, .jsonl or .csv"]
 
 
 def test_csv_without_abstract_column_names_the_columns(tmp_path):
