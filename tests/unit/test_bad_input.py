@@ -161,8 +161,18 @@ def test_a_file_that_fails_while_being_read_and_a_broken_link_are_named(tmp_path
                       f"{folder / 'io-error.jsonl'}: cannot read (Input/output error); records after this point are lost"]
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file and directory")
+_READ_AS_USER = """
+import json, sys
+from kg.corpus import CorpusStats, read_corpus
+errors = []
+papers = list(read_corpus([sys.argv[1]], stats=CorpusStats(), on_error=lambda e: errors.append(str(e))))
+print(json.dumps({"abstracts": [p.abstract for p in papers], "errors": errors}))
+"""
+
+
 def test_unreadable_file_and_subdirectory_are_named(tmp_path):
+    """Root reads every file, so as root the reader runs without the capabilities that override file
+    permissions (util-linux ``setpriv``), as any other user would."""
     folder = tmp_path / "corpus"
     (folder / "locked").mkdir(parents=True)
     jsonl(folder / "good.jsonl", {"abstract": A})
@@ -170,13 +180,17 @@ def test_unreadable_file_and_subdirectory_are_named(tmp_path):
     jsonl(folder / "secret.jsonl", {"abstract": C})
     (folder / "secret.jsonl").chmod(0)
     (folder / "locked").chmod(0)
+    caps = "-dac_override,-dac_read_search"
+    unprivileged = ["setpriv", f"--bounding-set={caps}", f"--inh-caps={caps}"] if os.geteuid() == 0 else []
     try:
-        papers, _, errors, _ = read([folder])
+        out = subprocess.run([*unprivileged, sys.executable, "-c", _READ_AS_USER, str(folder)], capture_output=True,
+                             text=True, check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     finally:
         (folder / "locked").chmod(0o755)
-    assert [p.abstract for p in papers] == [A]
-    assert errors == [f"{folder / 'locked'}: cannot read directory (Permission denied); its files are not read",
-                      f"{folder / 'secret.jsonl'}: cannot read (Permission denied)"]
+    result = json.loads(out.stdout)
+    assert result["abstracts"] == [A]
+    assert result["errors"] == [f"{folder / 'locked'}: cannot read directory (Permission denied); its files are not read",
+                                f"{folder / 'secret.jsonl'}: cannot read (Permission denied)"]
 
 
 def test_max_chars_over_the_pipeline_limit_is_a_clear_error(tmp_path, nlp):
