@@ -18,10 +18,11 @@
   const topSup = Math.max(0, ...DATA.nodes.map((n) => n.sup || 0));
 
   const t0 = performance.now();
-  const nodes = new vis.DataSet(DATA.nodes);
+  // vis-network draws no names (the page draws them, see drawLabels): its records carry no label.
+  const nodes = new vis.DataSet(DATA.nodes.map((n) => Object.assign({}, n, { label: undefined })));
   // vis holds only the edges on show: hidden types (RELATED_TO in the knowledge view) are added
   // when switched on, which keeps building the network fast on large pages.
-  const edges = new vis.DataSet(DATA.edges.filter((e) => !e.hidden));
+  const edges = new vis.DataSet(DATA.edges.filter((e) => !e.hidden).map((e) => Object.assign({}, e, { label: undefined })));
   const container = document.getElementById("mynetwork");
   const options = DATA.options;
   // Selected and hovered items keep their colours and get a dark outline.
@@ -51,6 +52,11 @@
     hiddenTypes: new Set(META.edgeTypes.filter((t) => t.hidden).map((t) => t.name)),
     selected: null,
     selectedEdge: null,
+    showAll: false, // "show all" neighbours of the selected node, not only the strongest N
+    shownNeighbours: [],
+    shownEdges: [],
+    neighbourTotal: 0,
+    moved: new Map(), // node id -> its own position, while the spread has moved it
   };
   // vis animates frame by frame; on thousands of nodes each frame is slow, so jump instead.
   const animation = DATA.nodes.length <= 1000 ? { duration: 400, easingFunction: "easeInOutQuad" } : false;
@@ -67,6 +73,9 @@
     timing: { data: t1 - t0, network: t2 - t1 },
     selected: () => state.selected,
     selectNode: (id) => selectNode(id, true),
+    labelBoxes: () => lastBoxes.map((b) => ({ id: b.id, text: b.text, kind: b.kind, x: b.x, y: b.y, w: b.w, h: b.h })),
+    shownNeighbours: () => state.shownNeighbours.slice(),
+    showAll: () => showAll(),
     search: (q) => search(q).map((h) => h.id),
   };
   window.kg = kg;
@@ -187,94 +196,279 @@
       const hidden = state.hiddenTypes.has(e.type) || state.hiddenLabels.has(byId.get(e.from).kind) || state.hiddenLabels.has(byId.get(e.to).kind);
       const shown = edges.get(e.id) !== null;
       if (hidden && shown) remove.push(e.id);
-      else if (!hidden && !shown) add.push(Object.assign({}, e, { hidden: false }));
+      else if (!hidden && !shown) add.push(Object.assign({}, e, { hidden: false, label: undefined }));
     }
     if (remove.length) edges.remove(remove);
     if (add.length) edges.add(add);
   }
 
-  /* Neighbour highlight drawn over the canvas: everything else is veiled, then the selected
-     node's edges and neighbours are drawn again on top, with readable names at any zoom.
-     Nothing in the data sets changes, so selecting costs one redraw even on 5,000 nodes. */
-  /* Names drawn by the page at a fixed screen size, for a few nodes or for the neighbours of
-     the selected one, where vis-network would find them too small to draw. */
-  function drawNames(ctx, list, scale) {
+  /* Names on the canvas. vis-network draws no label (the data sets carry none); the page draws
+     every name itself after each frame, at a fixed screen size, in order of priority: the
+     selected node, its shown neighbours (strongest first), then the rest by size. A name is only
+     drawn where its box meets no box already drawn, so no two names ever overlap; the boxes of
+     the last frame are kept (in page pixels) for kg.labelBoxes(). */
+  const LABEL_FONT = "Liberation Sans, Arial, sans-serif";
+  const LABEL_PX = 12, LABEL_H = 15, LABEL_PAD = 3;
+  const MAX_LABELS = 160, MAX_CANDIDATES = 6000;
+  let lastBoxes = [];
+  let byPriority = null; // node ids, biggest first: candidates for a name when nothing is selected
+  const labelSide = new Map(); // node id -> "left" | "right" (spread columns); default below
+
+  function priorityOrder() {
+    if (byPriority === null) {
+      byPriority = DATA.nodes.slice()
+        .sort((a, b) => sizeOf(b) - sizeOf(a) || (b.sup || 0) - (a.sup || 0) || (a.id < b.id ? -1 : 1))
+        .map((n) => n.id);
+    }
+    return byPriority;
+  }
+
+  function canvasRatio() {
+    const cv = container.querySelector("canvas");
+    return cv && cv.clientWidth ? cv.width / cv.clientWidth : (window.devicePixelRatio || 1);
+  }
+
+  /* Draw names for `items` ({id, text, bold, x, y, r, side} in container pixels) where they fit. */
+  function placeLabels(ctx, items, width, height) {
+    const placed = [];
+    const cell = 64;
+    const grid = new Map();
+    const hits = (b) => {
+      for (let gx = Math.floor(b.x / cell); gx <= Math.floor((b.x + b.w) / cell); gx++) {
+        for (let gy = Math.floor(b.y / cell); gy <= Math.floor((b.y + b.h) / cell); gy++) {
+          for (const o of grid.get(gx + "," + gy) || []) {
+            if (b.x < o.x + o.w && o.x < b.x + b.w && b.y < o.y + o.h && o.y < b.y + b.h) return true;
+          }
+        }
+      }
+      return false;
+    };
+    const add = (b) => {
+      for (let gx = Math.floor(b.x / cell); gx <= Math.floor((b.x + b.w) / cell); gx++) {
+        for (let gy = Math.floor(b.y / cell); gy <= Math.floor((b.y + b.h) / cell); gy++) {
+          const k = gx + "," + gy;
+          if (!grid.has(k)) grid.set(k, []);
+          grid.get(k).push(b);
+        }
+      }
+      placed.push(b);
+    };
     ctx.save();
-    const px = 12.5 / scale;
-    ctx.font = "600 " + px + "px Liberation Sans, Arial, sans-serif";
-    ctx.textAlign = "center";
-    ctx.textBaseline = "top";
+    ctx.setTransform(canvasRatio(), 0, 0, canvasRatio(), 0, 0);
+    ctx.textBaseline = "middle";
     ctx.lineJoin = "round";
-    ctx.lineWidth = 3.5 / scale;
-    ctx.strokeStyle = "rgba(255,255,255,0.95)";
-    ctx.fillStyle = "#1a1a1a";
-    for (const n of list) {
-      const rec = byId.get(n.id);
-      if (!rec) continue;
-      const fontPx = (n.options.font && n.options.font.size ? n.options.font.size : 14) * scale;
-      if (fontPx >= 7) continue; // vis-network draws this one itself
-      const y = n.y + (n.options.size || 10) + 3 / scale;
-      ctx.strokeText(rec.label, n.x, y);
-      ctx.fillText(rec.label, n.x, y);
+    for (const it of items) {
+      if (placed.length >= MAX_LABELS) break;
+      if (!it.text) continue;
+      ctx.font = (it.bold ? "700 " : "") + (it.bold ? LABEL_PX + 1 : LABEL_PX) + "px " + LABEL_FONT;
+      const w = ctx.measureText(it.text).width + 2 * LABEL_PAD;
+      const mid = it.y - LABEL_H / 2;
+      let spots; // where the name may go, best first
+      if (it.side === "left") spots = [[it.x - it.r - 3 - w, mid]];
+      else if (it.side === "right") spots = [[it.x + it.r + 3, mid]];
+      else if (it.side === "mid") spots = [[it.x - w / 2, mid], [it.x - w / 2, mid - LABEL_H + 4], [it.x - w / 2, mid + LABEL_H - 4]];
+      else spots = [[it.x - w / 2, it.y + it.r + 2], [it.x - w / 2, it.y - it.r - 2 - LABEL_H], [it.x + it.r + 3, mid], [it.x - it.r - 3 - w, mid]];
+      let b = null;
+      for (const [x, y] of spots) {
+        const c = { id: it.id, text: it.text, kind: it.kind || "node", x: x, y: y, w: w, h: LABEL_H };
+        if (c.x < 0 || c.y < 0 || c.x + c.w > width || c.y + c.h > height || hits(c)) continue;
+        b = c;
+        break;
+      }
+      if (!b) continue;
+      add(b);
+      ctx.fillStyle = it.kind === "edge" ? "rgba(255,255,255,0.92)" : "rgba(255,255,255,0.85)";
+      ctx.fillRect(b.x, b.y, b.w, b.h);
+      ctx.fillStyle = it.kind === "edge" ? "#3a4f6b" : "#1a1a1a";
+      ctx.fillText(it.text, b.x + LABEL_PAD, b.y + LABEL_H / 2 + 0.5);
     }
     ctx.restore();
+    return placed;
   }
 
-  let landmarks = null; // the biggest nodes, candidates for a name when zoomed out
-  function drawLandmarks(ctx) {
-    if (!network.body) return;
-    if (landmarks === null) {
-      landmarks = DATA.nodes.slice().sort((a, b) => sizeOf(b) - sizeOf(a) || (a.id < b.id ? -1 : 1)).slice(0, 300).map((n) => n.id);
-    }
-    // Name up to 15 of them, biggest first, skipping any whose name would overlap one named.
-    const scale = network.getScale();
-    const w = 190 / scale, h = 22 / scale;
-    const chosen = [];
-    for (const id of landmarks) {
-      const n = network.body.nodes[id];
-      if (!n || n.options.hidden) continue;
-      if (chosen.some((m) => Math.abs(m.x - n.x) < w && Math.abs(m.y - n.y) < h)) continue;
-      chosen.push(n);
-      if (chosen.length >= 15) break;
-    }
-    drawNames(ctx, chosen, scale);
-  }
-
-  function drawHighlight(ctx) {
-    if (!network.body) return;
-    if (!state.selected) {
-      drawLandmarks(ctx);
-      return;
-    }
+  function nodeItem(id, bold) {
     const body = network.body;
+    const n = body.nodes[id];
+    const rec = byId.get(id);
+    if (!n || !rec || n.options.hidden) return null;
+    const p = network.canvasToDOM({ x: n.x, y: n.y });
+    return { id: id, text: rec.label, bold: bold, x: p.x, y: p.y, r: (n.options.size || 10) * network.getScale(), side: labelSide.get(id) };
+  }
+
+  function edgeItem(eid) {
+    const e = network.body.edges[eid];
+    const rec = edgeById.get(eid);
+    if (!e || !rec || !rec.label || e.options.hidden || !e.from || !e.to) return null;
+    const p = network.canvasToDOM({ x: (e.from.x + e.to.x) / 2, y: (e.from.y + e.to.y) / 2 });
+    return { id: eid, text: rec.label, kind: "edge", x: p.x, y: p.y, r: 0, side: "mid" };
+  }
+
+  function drawLabels(ctx) {
     const w = container.clientWidth, h = container.clientHeight;
-    const a = network.DOMtoCanvas({ x: 0, y: 0 }), b = network.DOMtoCanvas({ x: w, y: h });
-    ctx.save();
-    ctx.fillStyle = "rgba(255,255,255,0.8)";
-    ctx.fillRect(a.x, a.y, b.x - a.x, b.y - a.y);
-    ctx.restore();
-    const near = neighbourhood(state.selected);
-    for (const eid of network.getConnectedEdges(state.selected)) {
-      const e = body.edges[eid];
-      if (e && !e.options.hidden && body.nodes[e.fromId] && body.nodes[e.toId]) {
-        e.draw(ctx);
-        if (e.drawArrows) e.drawArrows(ctx);
+    const items = [];
+    if (state.selected) {
+      const me = nodeItem(state.selected, true);
+      if (me) items.push(me);
+      for (const id of state.shownNeighbours) {
+        const it = nodeItem(id, false);
+        if (it) items.push(it);
+      }
+      for (const eid of state.shownEdges) {
+        const it = edgeItem(eid);
+        if (it) items.push(it);
+      }
+    } else {
+      const a = network.DOMtoCanvas({ x: 0, y: 0 }), b = network.DOMtoCanvas({ x: w, y: h });
+      let seen = 0;
+      for (const id of priorityOrder()) {
+        const n = network.body.nodes[id];
+        if (!n || n.x < a.x || n.x > b.x || n.y < a.y || n.y > b.y) continue;
+        const it = nodeItem(id, false);
+        if (it) items.push(it);
+        if (++seen >= MAX_CANDIDATES) break;
+      }
+      if (DATA.edges.length <= 400) for (const eid of edges.getIds()) {
+        const it = edgeItem(eid);
+        if (it) items.push(it);
       }
     }
-    const scale = network.getScale();
-    const labelled = [];
-    const external = [];
-    for (const id of near) {
-      const n = body.nodes[id];
-      if (!n || n.options.hidden) continue;
-      const drawn = n.draw(ctx);
-      if (drawn && drawn.drawExternalLabel) external.push(drawn.drawExternalLabel);
-      labelled.push(n);
+    const rect = container.getBoundingClientRect();
+    lastBoxes = placeLabels(ctx, items, w, h).map((b) => Object.assign(b, { x: b.x + rect.left, y: b.y + rect.top }));
+  }
+
+  /* Neighbour highlight drawn over the canvas: everything else is veiled, then the selected
+     node's shown edges and neighbours (the strongest N, or all after "show all") are drawn again
+     on top. Nothing in the data sets changes, so a redraw stays cheap on large pages. */
+  function drawHighlight(ctx) {
+    if (!network.body) return;
+    if (state.selected) {
+      const body = network.body;
+      const w = container.clientWidth, h = container.clientHeight;
+      const a = network.DOMtoCanvas({ x: 0, y: 0 }), b = network.DOMtoCanvas({ x: w, y: h });
+      ctx.save();
+      ctx.fillStyle = "rgba(255,255,255,0.86)";
+      ctx.fillRect(a.x, a.y, b.x - a.x, b.y - a.y);
+      ctx.restore();
+      for (const eid of state.shownEdges) {
+        const e = body.edges[eid];
+        if (e && !e.options.hidden && body.nodes[e.fromId] && body.nodes[e.toId]) {
+          e.draw(ctx);
+          if (e.drawArrows) e.drawArrows(ctx);
+        }
+      }
+      for (const id of [...state.shownNeighbours, state.selected]) {
+        const n = body.nodes[id];
+        if (n && !n.options.hidden) n.draw(ctx);
+      }
     }
-    for (const draw of external) draw();
-    drawNames(ctx, labelled.slice(0, 80), scale);
+    drawLabels(ctx);
   }
   network.on("afterDrawing", drawHighlight);
+
+  // ------------------------------------------------------------------------------------------
+  // spreading the neighbourhood of the selected node
+
+  /* Neighbours of `id` on show, strongest first: by the weight of the strongest edge between
+     them, then by their size, then by id. Returns [{id, edges: [edge ids]}]. */
+  function rankedNeighbours(id) {
+    const found = new Map();
+    for (const eid of network.getConnectedEdges(id)) {
+      const e = edgeById.get(eid);
+      if (!e || edges.get(eid) === null) continue;
+      const other = e.from === id ? e.to : e.from;
+      const o = byId.get(other);
+      if (!o || state.hiddenLabels.has(o.kind) || other === id) continue;
+      const w = Number(e.weight) || 0;
+      const got = found.get(other);
+      if (got) { got.edges.push(eid); got.w = Math.max(got.w, w); }
+      else found.set(other, { id: other, edges: [eid], w: w, size: sizeOf(o) });
+    }
+    return [...found.values()].sort((p, q) => q.w - p.w || q.size - p.size || (p.id < q.id ? -1 : 1));
+  }
+
+  function restoreSpread() {
+    if (state.moved.size) {
+      nodes.update([...state.moved.entries()].map(([id, p]) => ({ id: id, x: p.x, y: p.y })));
+      state.moved.clear();
+    }
+    labelSide.clear();
+    state.shownNeighbours = [];
+    state.shownEdges = [];
+  }
+
+  /* Lay the shown neighbours out around the selected node so every name fits: up to
+     SPREAD_COLUMN per column, columns to the left and right (names outward), each neighbour on
+     the side it was on; with "show all", rings around the node. Returns the area to frame. */
+  const SPREAD_N = META.spreadN || 24;
+  const SPREAD_COLUMN = 14;
+  function spread(id) {
+    restoreSpread();
+    const centre = network.getPosition(id);
+    const ranked = rankedNeighbours(id);
+    const shown = state.showAll ? ranked : ranked.slice(0, SPREAD_N);
+    state.neighbourTotal = ranked.length;
+    state.shownNeighbours = shown.map((r) => r.id);
+    state.shownEdges = shown.flatMap((r) => r.edges);
+    if (!shown.length) return { x: centre.x, y: centre.y, w: 200, h: 120 };
+    const orig = new Map(shown.map((r) => [r.id, network.getPosition(r.id)]));
+    const maxSize = Math.max(10, ...shown.map((r) => sizeOf(byId.get(r.id))));
+    const updates = [];
+    let box;
+    if (shown.length <= 2 * SPREAD_COLUMN * 2) {
+      // columns: left and right halves by where the neighbours were, then by their height
+      const byX = shown.slice().sort((p, q) => orig.get(p.id).x - orig.get(q.id).x || (p.id < q.id ? -1 : 1));
+      const half = Math.ceil(byX.length / 2);
+      const sides = [byX.slice(0, half), byX.slice(half)];
+      if (sides[1].length > sides[0].length) sides.reverse();
+      const row = Math.max(26, 2 * maxSize + 6);
+      const colGap = 300;
+      let rows = 0;
+      sides.forEach((list, s) => {
+        list.sort((p, q) => orig.get(p.id).y - orig.get(q.id).y || (p.id < q.id ? -1 : 1));
+        const perCol = Math.min(SPREAD_COLUMN, Math.max(1, Math.ceil(list.length / Math.ceil(list.length / SPREAD_COLUMN))));
+        list.forEach((r, i) => {
+          const col = Math.floor(i / perCol), k = i % perCol;
+          const inCol = Math.min(perCol, list.length - col * perCol);
+          const dir = s === 0 ? -1 : 1;
+          const x = centre.x + dir * (170 + col * colGap);
+          const y = centre.y + (k - (inCol - 1) / 2) * row;
+          updates.push({ id: r.id, x: x, y: y });
+          labelSide.set(r.id, dir < 0 ? "left" : "right");
+          rows = Math.max(rows, inCol);
+        });
+      });
+      const cols = Math.ceil(Math.max(sides[0].length, sides[1].length) / SPREAD_COLUMN);
+      box = { x: centre.x, y: centre.y, w: 2 * (170 + (cols - 1) * colGap + 230), h: rows * row + 60 };
+    } else {
+      // show all of a hub: rings around it, most related innermost
+      const gap = Math.max(40, 2 * maxSize + 10);
+      let ring = 1, placed = 0, reach = 0;
+      while (placed < shown.length) {
+        const radius = 120 + ring * gap;
+        const fits = Math.max(6, Math.floor((2 * Math.PI * radius) / gap));
+        const take = shown.slice(placed, placed + fits);
+        take.forEach((r, i) => {
+          const t = (2 * Math.PI * i) / take.length + ring * 0.37;
+          updates.push({ id: r.id, x: centre.x + radius * Math.cos(t), y: centre.y + radius * Math.sin(t) });
+        });
+        placed += take.length;
+        reach = radius;
+        ring += 1;
+      }
+      box = { x: centre.x, y: centre.y, w: 2 * reach + 200, h: 2 * reach + 60 };
+    }
+    for (const r of shown) state.moved.set(r.id, orig.get(r.id));
+    nodes.update(updates);
+    return box;
+  }
+
+  /* Frame `box` (canvas units) in the part of the canvas the side panel leaves free. */
+  function frame(box) {
+    const free = container.clientWidth - (panel.hidden ? 0 : Math.min(panel.offsetWidth, container.clientWidth / 2));
+    const scale = Math.min(1.0, (free - 20) / box.w, (container.clientHeight - 20) / box.h);
+    const offsetX = -(container.clientWidth - free) / 2;
+    network.moveTo({ position: { x: box.x, y: box.y }, scale: scale, offset: { x: offsetX, y: 0 }, animation: false });
+  }
 
   // ------------------------------------------------------------------------------------------
   // selection and the side panel
@@ -447,27 +641,52 @@
     return parts;
   }
 
-  function selectNode(id, zoom) {
+  /* The note above a panel on what the canvas shows: the strongest N neighbours, or all. */
+  function spreadNote() {
+    const total = state.neighbourTotal, shownCount = state.shownNeighbours.length;
+    if (total <= SPREAD_N) return null;
+    const box = el("div", { class: "kg-spread-note", id: "kg-spread-note" });
+    if (shownCount < total) {
+      box.append("Showing the " + fmt(shownCount) + " strongest of " + fmt(total) + " connections. ");
+      box.append(el("button", { type: "button", id: "kg-show-all", onclick: () => showAll() }, ["Show all " + fmt(total)]));
+    } else {
+      box.append("Showing all " + fmt(total) + " connections. ");
+      box.append(el("button", { type: "button", id: "kg-show-strongest", onclick: () => showAll(false) }, ["Only the strongest " + fmt(SPREAD_N)]));
+    }
+    return box;
+  }
+
+  function selectNode(id, zoom, keepShowAll) {
     const n = byId.get(id);
     if (!n) return false;
     if (state.hiddenLabels.has(n.kind)) setLabelHidden(n.kind, false);
+    if (state.selected !== id || !keepShowAll) state.showAll = Boolean(keepShowAll) && state.showAll;
+    restoreSpread();
     state.selected = id;
     state.selectedEdge = null;
     network.selectNodes([id], true);
-    network.redraw();
-    openPanel(n.kind === "Paper" ? paperPanel(n) : entityPanel(n));
+    const parts = n.kind === "Paper" ? paperPanel(n) : entityPanel(n);
+    const box = spread(id);
+    const note = spreadNote();
+    if (note) parts.splice(2, 0, note);
+    openPanel(parts);
     panel.dataset.node = id;
     delete panel.dataset.edge;
-    if (zoom) {
-      const offset = panel.hidden ? 0 : -Math.min(panel.offsetWidth, container.clientWidth / 2) / 2;
-      network.focus(id, { scale: Math.max(network.getScale(), 1.1), offset: { x: offset, y: 0 }, animation: animation });
-    }
+    frame(box);
+    network.redraw();
     return true;
+  }
+
+  function showAll(on) {
+    if (!state.selected) return false;
+    state.showAll = on !== false;
+    return selectNode(state.selected, true, true);
   }
 
   function selectEdge(eid) {
     const e = edgeById.get(eid);
     if (!e) return;
+    restoreSpread();
     state.selected = null;
     state.selectedEdge = eid;
     network.selectEdges([eid]);
@@ -478,8 +697,10 @@
   }
 
   function clearSelection() {
+    restoreSpread();
     state.selected = null;
     state.selectedEdge = null;
+    state.showAll = false;
     network.unselectAll();
     network.redraw();
     closePanel();
@@ -599,7 +820,7 @@
     colour.addEventListener("change", () => { state.colourBy = colour.value; updateCommunityNote(); repaint(); });
     const size = document.getElementById("kg-size-by");
     size.value = state.sizeBy;
-    size.addEventListener("change", () => { state.sizeBy = size.value; landmarks = null; repaint(); });
+    size.addEventListener("change", () => { state.sizeBy = size.value; byPriority = null; repaint(); });
     document.getElementById("kg-fit").addEventListener("click", () => network.fit({ animation: animation }));
     const relax = document.getElementById("kg-relax");
     relax.addEventListener("click", () => {
