@@ -838,6 +838,20 @@
 
   const searchInput = document.getElementById("kg-search");
   const results = document.getElementById("kg-search-results");
+  /* What a node is found by: its name, title, aliases and id; a paper also by the names of
+     the entities its abstract mentions (in every view, so the papers view finds "GSM8K"). */
+  function mentionNames(n) {
+    if (n.kind !== "Paper" || !n.mentions || !n.mentions.length) return [];
+    const cps = codePoints(n.abstract);
+    const names = new Set();
+    for (const m of n.mentions) {
+      const ent = m[3] && byId.get(m[3]);
+      if (ent) names.add(ent.name);
+      if (Number.isInteger(m[0]) && Number.isInteger(m[1])) names.add(cps.slice(m[0], m[1]).join(""));
+    }
+    names.delete(n.name);
+    return [...names];
+  }
   const index = DATA.nodes.map((n) => ({
     id: n.id,
     name: n.name,
@@ -845,7 +859,9 @@
     weight: (n.sup || 0) + (n.deg || 0),
     terms: [n.name, n.paperTitle, ...(n.aliases || []), n.id]
       .filter((t) => t !== undefined && t !== null && t !== "")
-      .map((t) => [String(t), String(t).toLowerCase()]),
+      .map((t) => [String(t), String(t).toLowerCase(), "alias"]),
+    mentioned: null, // filled on the first search: [name, lower] of what the paper mentions
+    source: n,
   }));
 
   function search(query, limit) {
@@ -853,8 +869,9 @@
     if (!q) return [];
     const hits = [];
     for (const it of index) {
+      if (it.mentioned === null) it.mentioned = mentionNames(it.source).map((t) => [t, t.toLowerCase(), "mentions"]);
       let best = null;
-      for (const [term, low] of it.terms) {
+      for (const [term, low, how] of it.terms.concat(it.mentioned)) {
         let score;
         if (low === q) score = 0;
         else if (low.startsWith(q)) score = 1;
@@ -863,9 +880,10 @@
           if (at < 0) continue;
           score = /[\s\-_(/:]/.test(low.charAt(at - 1)) ? 2 : 3;
         }
-        if (best === null || score < best.score) best = { score: score, term: term };
+        if (how === "mentions") score += 4; // a paper that mentions it comes after the thing itself
+        if (best === null || score < best.score) best = { score: score, term: term, how: how };
       }
-      if (best) hits.push({ id: it.id, name: it.name, kind: it.kind, score: best.score, term: best.term, weight: it.weight });
+      if (best) hits.push({ id: it.id, name: it.name, kind: it.kind, score: best.score, term: best.term, how: best.how, weight: it.weight });
     }
     hits.sort((a, b) => a.score - b.score || b.weight - a.weight || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return hits.slice(0, limit || 12);
@@ -876,7 +894,7 @@
   function renderResults() {
     const items = shown.map((h, i) => {
       const n = byId.get(h.id);
-      const why = h.term !== h.name && h.term !== h.id ? "alias: " + h.term : h.kind;
+      const why = h.term === h.name || h.term === h.id ? h.kind : (h.how === "mentions" ? "mentions: " : "alias: ") + h.term;
       const li = el("li", { role: "option", "data-node": h.id, "aria-selected": i === active ? "true" : "false" }, [
         shapeIcon(LABEL_SHAPES[n.kind] || "dot", LABEL_COLORS[n.kind] || "#999"),
         el("span", { class: "kg-hit-name", text: h.name }),
@@ -896,7 +914,8 @@
     searchInput.value = n.name;
     shown = [];
     active = -1;
-    renderResults();
+    results.replaceChildren(); // the pick is made: close the list (no "no node matches")
+    results.hidden = true;
     selectNode(id, true);
   }
 

@@ -390,3 +390,31 @@ def test_hub_shows_its_strongest_neighbours_and_a_show_all_control(browser, tmp_
     assert page.evaluate(OVERLAPS) == []
     page.screenshot(ARTIFACTS / "hub-show-all.png")
     assert page.console_errors() == []
+
+
+# --- search ---------------------------------------------------------------------------------------
+
+
+def type_in_search(page, text: str) -> None:
+    x, y = page.evaluate("(() => { const r = document.getElementById('kg-search').getBoundingClientRect();"
+                         " return [r.left + 20, r.top + r.height / 2]; })()")
+    page.click(x, y)
+    page.type_text(text)
+
+
+def test_search_list_closes_after_a_pick(browser, pages):
+    page = open_page(browser, pages["knowledge"])
+    type_in_search(page, "GSM")
+    page.wait_for("!!document.querySelector('#kg-search-results li[data-node]')")
+    page.press("Enter")
+    assert page.wait_for("kg.selected()") == "dataset:gsm8k"
+    assert page.evaluate("document.getElementById('kg-search-results').hidden") is True
+    assert "no node matches" not in page.evaluate("document.getElementById('kg-search-results').textContent")
+
+
+def test_papers_view_search_finds_papers_by_what_they_mention(browser, pages):
+    page = open_page(browser, pages["papers"])
+    assert sorted(page.evaluate("kg.search('gsm8k')")) == ["paper:a1", "paper:b2"]
+    type_in_search(page, "accuracy")  # a metric: the paper whose abstract mentions it
+    first = page.wait_for("document.querySelector('#kg-search-results li[data-node]')?.innerText")
+    assert first.startswith("Prompting") and "mentions: accuracy" in first
