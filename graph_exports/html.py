@@ -32,6 +32,8 @@ import numpy as np
 from kg.errors import ExportError, NodeNotFound
 from kg.model import NODE_LABELS
 
+from .paper_map import MAP_SIZE, MAX_MAP_SIZE, find_paper, paper_map
+
 __all__ = [
     "VIEWS",
     "SIZE_BY",
@@ -874,12 +876,17 @@ def to_html(
     max_nodes: int | None = None,
     size_by: str = "degree",
     title: str | None = None,
+    paper: str | None = None,
+    map_size: int = MAP_SIZE,
 ) -> str:
     """The interactive page for ``graph`` as one self-contained HTML string.
 
     Parameters are those of :func:`select`, plus ``size_by`` ("degree": connections on the
     page; "support": papers for an entity, entities for a paper) and an optional page title.
-    The same graph and options give the same bytes.
+    With ``paper`` (an id, title or name) the page is the paper map of that paper: it and its
+    ``map_size`` most related papers (:func:`graph_exports.paper_map.paper_map`), opened on the
+    map; the filters of :func:`select` do not apply. The same graph and options give the same
+    bytes.
 
     Raises
     ------
@@ -890,16 +897,23 @@ def to_html(
 
     _check_options(view, radius, min_support, years, max_nodes, size_by)
     g = _as_nx(graph)
-    sel = select(
-        g,
-        view=view,
-        focus=focus,
-        radius=radius,
-        labels=labels,
-        min_support=min_support,
-        years=years,
-        max_nodes=max_nodes,
-    )
+    map_meta: dict[str, Any] = {"mapSize": map_size}
+    if paper is not None:
+        view = "papers"
+        sel, map_meta = _map_selection(g, paper, map_size)
+    else:
+        if not 1 <= map_size <= MAX_MAP_SIZE:
+            raise ExportError(f"a paper map holds 1 to {MAX_MAP_SIZE} papers, not {map_size}")
+        sel = select(
+            g,
+            view=view,
+            focus=focus,
+            radius=radius,
+            labels=labels,
+            min_support=min_support,
+            years=years,
+            max_nodes=max_nodes,
+        )
     h = _undirected(g, sel.nodes, sel.edges)
     rank = {label: i for i, label in enumerate(NODE_LABELS)}
     for n in h:  # isolated nodes are gridded by label, then name
@@ -915,6 +929,11 @@ def to_html(
     meta = _meta(g, sel, nodes, edges, view=view, radius=radius, groups=groups,
                  colour_by=colour_by, size_by=size_by, large=large, title=title,
                  labels=labels, min_support=min_support, years=years, max_nodes=max_nodes)
+    meta.update(map_meta)
+    if paper is not None:
+        meta["options"] = [f"paper map of {sel.focus}, {len(sel.nodes) - 1} related papers"]
+        if title is None:
+            meta["title"] = "kg paper map: " + _short(_display_name(sel.focus, g.nodes[sel.focus]), 60)
 
     net = Network(directed=True, cdn_resources="in_line", height="100%", width="100%")
     net.node_ids = _IdList()
@@ -950,6 +969,37 @@ def to_html(
     return page.replace(f'nonce="{_NONCE_SLOT}"', f'nonce="{nonce}"').replace(
         f"'nonce-{_NONCE_SLOT}'", f"'nonce-{nonce}'"
     )
+
+
+def _map_selection(g: nx.MultiDiGraph, paper: str, size: int) -> tuple[Selection, dict[str, Any]]:
+    """The page of one paper map: the origin, its related papers and the RELATED_TO edges
+    among them, and the page facts the map needs (origin, size, names of shared entities)."""
+    origin = find_paper(g, paper)
+    ranked = paper_map(g, origin, size=size)
+    keep = {origin, *(r.paper for r in ranked)}
+    edges = sorted(
+        (u, v, str(k)) for u, v, k, d in g.edges(keys=True, data=True)
+        if u in keep and v in keep and _edge_type(k, d) == "RELATED_TO"
+    )
+    papers = sum(1 for _n, d in g.nodes(data=True) if _label(d) == "Paper")
+    related = sum(1 for _u, _v, k, d in g.edges(keys=True, data=True) if _edge_type(k, d) == "RELATED_TO")
+    sel = Selection(
+        nodes=sorted(keep),
+        edges=edges,
+        focus=origin,
+        total_nodes=papers,
+        total_edges=related,
+        left_out=[(f"papers not among the {size} most related to {origin}", papers - len(keep))]
+        if papers > len(keep) else [],
+    )
+    names = {s: _display_name(s, g.nodes[s]) for r in ranked for s in r.shared if s in g}
+    meta = {
+        "mapOrigin": origin,
+        "mapSize": size,
+        "entityNames": dict(sorted(names.items())),
+        "paperMap": [[r.paper, r.order] for r in ranked],
+    }
+    return sel, meta
 
 
 def _meta(g, sel: Selection, nodes, edges, *, view, radius, groups, colour_by, size_by, large,

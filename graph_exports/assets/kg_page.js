@@ -581,6 +581,11 @@
     if (n.keywords && n.keywords.length) parts.push(el("div", {}, n.keywords.map((k) => el("span", { class: "kg-chip", text: k }))));
     parts.push(el("h4", { text: "Abstract" }));
     parts.push(markedAbstract(n.abstract, n.mentions));
+    if (related(n.id).size) {
+      parts.splice(2, 0, el("div", { class: "kg-buttons" }, [
+        el("button", { type: "button", id: "kg-map-open", onclick: () => openMap(n.id) }, ["Map around this paper (" + fmt(related(n.id).size) + " related)"]),
+      ]));
+    }
     parts.push(...linksSection(n.id));
     parts.push(el("div", { class: "kg-meta kg-muted", text: n.id + (n.source ? " · " + n.source : "") }));
     return parts;
@@ -937,6 +942,292 @@
   searchInput.addEventListener("focus", () => { if (shown.length) results.hidden = false; });
 
   // ------------------------------------------------------------------------------------------
+  // the paper map: an origin paper and its most related papers, in a view of their own
+
+  /* RELATED_TO neighbours per paper, from every RELATED_TO edge the page holds (shown or not). */
+  let relAdj = null;
+  function related(id) {
+    if (relAdj === null) {
+      relAdj = new Map();
+      for (const e of DATA.edges) {
+        if (e.type !== "RELATED_TO" || e.from === e.to) continue;
+        for (const [a, b] of [[e.from, e.to], [e.to, e.from]]) {
+          if (!relAdj.has(a)) relAdj.set(a, new Map());
+          const got = relAdj.get(a).get(b);
+          if (!got || (Number(e.weight) || 0) > (Number(got.weight) || 0)) relAdj.get(a).set(b, e);
+        }
+      }
+    }
+    return relAdj.get(id) || new Map();
+  }
+
+  let entityEdges = null;
+  /* Entity ids a paper links to: its paper -> entity edges, else the entities its mentions name. */
+  function entitiesOf(id) {
+    if (entityEdges === null) {
+      entityEdges = new Map();
+      for (const e of DATA.edges) {
+        if (e.type === "RELATED_TO") continue;
+        const a = byId.get(e.from), b = byId.get(e.to);
+        if (!a || !b || a.kind !== "Paper" || b.kind === "Paper") continue;
+        if (!entityEdges.has(e.from)) entityEdges.set(e.from, new Set());
+        entityEdges.get(e.from).add(e.to);
+      }
+    }
+    const out = new Set(entityEdges.get(id) || []);
+    const n = byId.get(id);
+    for (const m of (n && n.mentions) || []) if (m[3]) out.add(String(m[3]));
+    return out;
+  }
+
+  function entityName(id) {
+    const n = byId.get(id);
+    if (n) return n.name;
+    const names = META.entityNames || {};
+    if (names[id]) return names[id];
+    const at = id.indexOf(":");
+    return at >= 0 ? id.slice(at + 1) : id;
+  }
+
+  /* The `size` papers most related to `origin`, ranked as graph_exports/paper_map.py does:
+     RELATED_TO neighbours by weight, then their neighbours by the product of the weights. */
+  function mapRank(origin, size) {
+    const first = related(origin);
+    const byWeight = (p, q) => q.score - p.score || (p.id < q.id ? -1 : p.id > q.id ? 1 : 0);
+    const mine = entitiesOf(origin);
+    const out = [...first.entries()]
+      .map(([id, e]) => ({ id: id, score: Number(e.weight) || 0, order: 1, via: null, edge: e }))
+      .sort(byWeight).slice(0, size);
+    for (const r of out) {
+      const theirs = entitiesOf(r.id);
+      const shared = new Set((r.edge.shared || []).map((s) => s[0]));
+      for (const x of mine) if (theirs.has(x)) shared.add(x);
+      r.shared = [...shared].sort();
+      r.terms = r.edge.sharedTerms || [];
+    }
+    if (out.length < size) {
+      const second = new Map();
+      for (const [n, e1] of first) {
+        const w1 = Number(e1.weight) || 0;
+        for (const [p, e2] of related(n)) {
+          if (p === origin || first.has(p)) continue;
+          const score = w1 * (Number(e2.weight) || 0);
+          const best = second.get(p);
+          if (!best || score > best.score || (score === best.score && n < best.via)) second.set(p, { id: p, score: score, order: 2, via: n });
+        }
+      }
+      for (const r of [...second.values()].sort(byWeight).slice(0, size - out.length)) {
+        const theirs = entitiesOf(r.id);
+        r.shared = [...mine].filter((x) => theirs.has(x)).sort();
+        r.terms = [];
+        out.push(r);
+      }
+    }
+    return out;
+  }
+
+  /* Positions for the map, the same for the same data: similar papers sit together. The target
+     distance of two papers falls with their similarity (their RELATED_TO weight, else the overlap
+     of their entities); a fixed number of stress-descent sweeps over the pairs in a fixed order,
+     from a spiral in rank order, with the origin in the middle. */
+  function mapLayout(ids) {
+    const k = ids.length;
+    const ents = ids.map((id) => entitiesOf(id));
+    let top = 0;
+    for (const id of ids) for (const [, e] of related(id)) top = Math.max(top, Number(e.weight) || 0);
+    const sim = [];
+    for (let i = 0; i < k; i++) {
+      sim.push([]);
+      for (let j = 0; j < k; j++) {
+        if (i === j) { sim[i].push(1); continue; }
+        const e = related(ids[i]).get(ids[j]);
+        let s;
+        if (e && top > 0) s = 0.35 + 0.65 * (Number(e.weight) || 0) / top;
+        else {
+          let both = 0;
+          for (const x of ents[i]) if (ents[j].has(x)) both++;
+          const any = ents[i].size + ents[j].size - both;
+          s = any ? 0.4 * both / any : 0;
+        }
+        sim[i].push(s);
+      }
+    }
+    const pos = ids.map((_id, i) => i === 0 ? [0, 0] : [
+      (60 + 40 * Math.sqrt(i)) * Math.cos(i * 2.399963), (60 + 40 * Math.sqrt(i)) * Math.sin(i * 2.399963)]);
+    const target = (i, j) => 130 + 320 * (1 - sim[i][j]);
+    const sweeps = 250;
+    for (let t = 0; t < sweeps; t++) {
+      const eta = 0.4 * Math.pow(0.02 / 0.4, t / (sweeps - 1));
+      for (let i = 0; i < k; i++) {
+        for (let j = i + 1; j < k; j++) {
+          const dx = pos[i][0] - pos[j][0], dy = pos[i][1] - pos[j][1];
+          const d = Math.hypot(dx, dy) || 1e-6;
+          const want = target(i, j);
+          const r = (Math.min(1, eta) * (d - want)) / (2 * d);
+          const mx = r * dx, my = r * dy;
+          if (i === 0) { pos[j][0] += 2 * mx; pos[j][1] += 2 * my; continue; } // the origin stays put
+          pos[i][0] -= mx; pos[i][1] -= my;
+          pos[j][0] += mx; pos[j][1] += my;
+        }
+      }
+    }
+    // then push apart any two closer than a name's height plus their dots
+    for (let t = 0; t < 60; t++) {
+      let moved = false;
+      for (let i = 0; i < k; i++) {
+        for (let j = i + 1; j < k; j++) {
+          const dx = pos[i][0] - pos[j][0], dy = pos[i][1] - pos[j][1];
+          const d = Math.hypot(dx, dy) || 1e-6;
+          if (d >= 95) continue;
+          moved = true;
+          const r = (95 - d) / (2 * d);
+          if (i === 0) { pos[j][0] -= 2 * r * dx; pos[j][1] -= 2 * r * dy; continue; }
+          pos[i][0] += r * dx; pos[i][1] += r * dy;
+          pos[j][0] -= r * dx; pos[j][1] -= r * dy;
+        }
+      }
+      if (!moved) break;
+    }
+    const out = new Map();
+    ids.forEach((id, i) => out.set(id, { x: Math.round((pos[i][0] - pos[0][0]) * 10) / 10, y: Math.round((pos[i][1] - pos[0][1]) * 10) / 10 }));
+    return out;
+  }
+
+  const YEAR_RAMP = ["#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
+  function yearColour(year, lo, hi) {
+    const y = parseInt(year, 10);
+    if (!Number.isFinite(y) || lo === null) return "#bdbdbd";
+    const t = hi > lo ? (y - lo) / (hi - lo) : 1;
+    return YEAR_RAMP[Math.max(0, Math.min(YEAR_RAMP.length - 1, Math.round(t * (YEAR_RAMP.length - 1))))];
+  }
+
+  const mapBox = document.getElementById("kg-map");
+  const mapState = { network: null, origin: null, ranked: [], ids: [], positions: null, selected: null, boxes: [] };
+
+  function mapItems(net) {
+    const items = [];
+    const order = mapState.selected && mapState.selected !== mapState.origin
+      ? [mapState.origin, mapState.selected, ...mapState.ids.filter((i) => i !== mapState.origin && i !== mapState.selected)]
+      : mapState.ids;
+    for (const id of order) {
+      const n = net.body.nodes[id];
+      const rec = byId.get(id);
+      if (!n || !rec) continue;
+      const p = net.canvasToDOM({ x: n.x, y: n.y });
+      items.push({ id: id, text: rec.label, bold: id === mapState.origin || id === mapState.selected, x: p.x, y: p.y, r: (n.options.size || 10) * net.getScale() });
+    }
+    return items;
+  }
+
+  function selectInMap(id, scroll) {
+    mapState.selected = id;
+    const net = mapState.network;
+    if (!net) return;
+    if (id) net.selectNodes([id], true); else net.unselectAll();
+    for (const li of document.querySelectorAll("#kg-map-list li[data-node]")) {
+      const on = li.dataset.node === id;
+      li.setAttribute("aria-selected", on ? "true" : "false");
+      if (on && scroll) li.scrollIntoView({ block: "nearest" });
+    }
+    net.redraw();
+  }
+
+  function mapRow(r, i) {
+    const n = byId.get(r.id);
+    const head = el("div", { class: "kg-map-row-head" }, [
+      el("span", { class: "kg-map-rank", text: String(i + 1) }),
+      el("span", { class: "kg-link kg-map-name", text: n.paperTitle || n.name, onclick: () => selectInMap(r.id, false) }),
+    ]);
+    const bits = [];
+    if (n.year) bits.push(String(n.year));
+    bits.push(r.order === 1 ? "related, weight " + (Math.round(r.score * 1000) / 1000) : "second order, via " + (byId.get(r.via) ? byId.get(r.via).name : r.via));
+    const why = [];
+    if (r.shared.length) why.push(el("div", { class: "kg-map-why" }, ["shares ", ...r.shared.slice(0, 6).map((s) => el("span", { class: "kg-chip", text: entityName(s) })), r.shared.length > 6 ? "+" + (r.shared.length - 6) : ""]));
+    if (r.terms.length) why.push(el("div", { class: "kg-map-why kg-muted" }, ["words: " + r.terms.slice(0, 6).join(", ")]));
+    if (!why.length) why.push(el("div", { class: "kg-map-why kg-muted", text: "no shared entity recorded" }));
+    const actions = el("div", { class: "kg-map-actions" }, [
+      el("button", { type: "button", class: "kg-map-recentre", onclick: () => openMap(r.id) }, ["Map around this paper"]),
+      el("button", { type: "button", onclick: () => { closeMap(); selectNode(r.id, true); } }, ["Show in the graph"]),
+    ]);
+    return el("li", { "data-node": r.id, "aria-selected": "false" }, [head, el("div", { class: "kg-meta kg-muted", text: bits.join(" · ") }), ...why, actions]);
+  }
+
+  /* Open the map around `origin` (a paper id); returns false when it is no paper of this page. */
+  function openMap(origin, size) {
+    const o = byId.get(origin);
+    if (!o || o.kind !== "Paper") return false;
+    const ranked = mapRank(origin, size || META.mapSize || 30);
+    const ids = [origin, ...ranked.map((r) => r.id)];
+    const positions = mapLayout(ids);
+    const years = ids.map((id) => parseInt(byId.get(id).year, 10)).filter(Number.isFinite);
+    const lo = years.length ? Math.min(...years) : null, hi = years.length ? Math.max(...years) : null;
+    const inMap = new Set(ids);
+    const mapEdges = [];
+    for (const id of ids) for (const [other, e] of related(id)) {
+      if (inMap.has(other) && id < other) mapEdges.push({ id: "m" + mapEdges.length, from: id, to: other, width: 0.6 + 2.4 * Math.min(1, (Number(e.weight) || 0) / Math.max(1e-9, ranked.length ? ranked[0].score : 1)), color: { color: other === origin || id === origin ? "#8aa6c8" : "#c9d3df", opacity: 0.9 } });
+    }
+    const deg = new Map(ids.map((id) => [id, 0]));
+    for (const e of mapEdges) { deg.set(e.from, deg.get(e.from) + 1); deg.set(e.to, deg.get(e.to) + 1); }
+    const topDegree = Math.max(1, ...deg.values());
+    const mapNodes = ids.map((id) => {
+      const n = byId.get(id), p = positions.get(id);
+      const fill = yearColour(n.year, lo, hi);
+      return { id: id, x: p.x, y: p.y, shape: "dot", size: id === origin ? 16 : Math.round(7 + 8 * Math.sqrt(deg.get(id) / topDegree)),
+        color: { background: fill, border: id === origin ? "#b22222" : "#2b4a6f", highlight: { background: fill, border: "#111" } },
+        borderWidth: id === origin ? 4 : 1.2 };
+    });
+    mapState.origin = origin;
+    mapState.ranked = ranked;
+    mapState.ids = ids;
+    mapState.positions = positions;
+    mapState.selected = null;
+    mapBox.hidden = false;
+    document.getElementById("kg-map-title").textContent = "Map around: " + (o.paperTitle || o.name);
+    document.getElementById("kg-map-years").textContent = lo === null ? "no years" : "colour: year " + lo + (hi > lo ? " (light) – " + hi + " (dark)" : "");
+    document.getElementById("kg-map-count").textContent = fmt(ranked.length) + " related papers" +
+      (ranked.some((r) => r.order === 2) ? " (" + ranked.filter((r) => r.order === 1).length + " directly, the rest through them)" : "");
+    const list = document.getElementById("kg-map-list");
+    list.replaceChildren(...ranked.map(mapRow));
+    if (!ranked.length) list.append(el("li", { class: "kg-muted", text: "This paper has no RELATED_TO edge on this page." }));
+    const canvasBox = document.getElementById("kg-map-canvas");
+    if (mapState.network) mapState.network.destroy();
+    const net = new vis.Network(canvasBox, { nodes: new vis.DataSet(mapNodes), edges: new vis.DataSet(mapEdges) }, {
+      physics: { enabled: false }, layout: { improvedLayout: false },
+      edges: { smooth: false, arrows: { to: { enabled: false } } },
+      nodes: { borderWidthSelected: 3 },
+      interaction: { hover: false, keyboard: false, multiselect: false, tooltipDelay: 200 },
+    });
+    net.on("afterDrawing", (ctx) => {
+      const rect = canvasBox.getBoundingClientRect();
+      mapState.boxes = placeLabels(ctx, mapItems(net), canvasBox.clientWidth, canvasBox.clientHeight)
+        .map((b) => Object.assign(b, { x: b.x + rect.left, y: b.y + rect.top }));
+    });
+    net.on("click", (p) => selectInMap(p.nodes && p.nodes.length ? p.nodes[0] : null, true));
+    net.on("doubleClick", (p) => { if (p.nodes && p.nodes.length && p.nodes[0] !== mapState.origin) openMap(p.nodes[0]); });
+    mapState.network = net;
+    net.fit({ animation: false });
+    net.moveTo({ scale: Math.min(1.3, net.getScale() * 0.85), animation: false });
+    mapBox.dataset.origin = origin;
+    return true;
+  }
+
+  function closeMap() {
+    if (mapState.network) { mapState.network.destroy(); mapState.network = null; }
+    mapState.boxes = [];
+    mapBox.hidden = true;
+    delete mapBox.dataset.origin;
+  }
+  document.getElementById("kg-map-close").addEventListener("click", closeMap);
+  kg.openMap = (id, size) => openMap(id, size);
+  kg.closeMap = closeMap;
+  kg.map = () => mapState.network ? {
+    origin: mapState.origin,
+    ranked: mapState.ranked.map((r) => ({ id: r.id, score: r.score, order: r.order, via: r.via, shared: r.shared.slice(), terms: r.terms.slice() })),
+    positions: Object.fromEntries([...mapState.positions.entries()]),
+    labelBoxes: mapState.boxes.map((b) => ({ id: b.id, text: b.text, x: b.x, y: b.y, w: b.w, h: b.h })),
+  } : null;
+
+  // ------------------------------------------------------------------------------------------
   // start
 
   // what vis-network was given, so the first repaint sends nothing
@@ -953,5 +1244,6 @@
     network.moveTo({ scale: network.getScale() * 0.92 });
     document.documentElement.setAttribute("data-kg-ready", "1");
     if (META.focus && byId.has(META.focus)) selectNode(META.focus, false);
+    if (META.mapOrigin && byId.has(META.mapOrigin)) openMap(META.mapOrigin);
   });
 })();

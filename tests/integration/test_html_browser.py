@@ -418,3 +418,71 @@ def test_papers_view_search_finds_papers_by_what_they_mention(browser, pages):
     type_in_search(page, "accuracy")  # a metric: the paper whose abstract mentions it
     first = page.wait_for("document.querySelector('#kg-search-results li[data-node]')?.innerText")
     assert first.startswith("Prompting") and "mentions: accuracy" in first
+
+
+# --- the paper map --------------------------------------------------------------------------------
+
+
+def _best_mapped_paper(g) -> str:
+    from graph_exports.paper_map import paper_map
+
+    papers = [n for n, d in g.nodes(data=True) if d.get("label") == "Paper"]
+    return max(papers, key=lambda p: (len(paper_map(g, p)), p))
+
+
+def test_a_click_on_a_paper_opens_its_paper_map(browser, tmp_path):
+    from graph_exports.paper_map import paper_map
+
+    g = html_graphs.example_graph()
+    origin = _best_mapped_paper(g)
+    path = write_html(g, tmp_path / "example.html")
+    page = open_page(browser, path)
+    page.click(*node_point(page, origin))
+    page.wait_for(f"document.getElementById('kg-panel').dataset.node === {origin!r}")
+    button = page.evaluate("(() => { const r = document.getElementById('kg-map-open').getBoundingClientRect();"
+                           " return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+    page.click(*button)
+    assert page.wait_for("document.getElementById('kg-map').dataset.origin") == origin
+    shown = page.evaluate("kg.map()")
+    expected = paper_map(g, origin)
+    assert [r["id"] for r in shown["ranked"]] == [r.paper for r in expected], "the page ranks as Python does"
+    assert [r["order"] for r in shown["ranked"]] == [r.order for r in expected]
+    # the list beside the map: every related paper, in order, each saying why
+    rows = page.evaluate("[...document.querySelectorAll('#kg-map-list li[data-node]')].map(li => [li.dataset.node, li.innerText])")
+    assert [r[0] for r in rows] == [r.paper for r in expected]
+    first = expected[0]
+    assert "shares" in rows[0][1] and g.nodes[first.shared[0]]["name"] in rows[0][1]
+    second = [row for row, r in zip(rows, expected) if r.order == 2]
+    assert all("second order, via" in row[1] for row in second)
+    # the names on the map never overlap, and the origin is named
+    settle(page)
+    boxes = page.evaluate("kg.map().labelBoxes")
+    assert origin in {b["id"] for b in boxes} and len(boxes) >= min(len(expected), 8)
+    for i, p in enumerate(boxes):
+        for q in boxes[i + 1:]:
+            assert not (p["x"] < q["x"] + q["w"] and q["x"] < p["x"] + p["w"]
+                        and p["y"] < q["y"] + q["h"] and q["y"] < p["y"] + p["h"]), (p["text"], q["text"])
+    page.screenshot(ARTIFACTS / "paper-map.png")
+    # back to the graph
+    page.evaluate("document.getElementById('kg-map-close').click()")
+    assert page.evaluate("document.getElementById('kg-map').hidden") is True
+    assert page.console_errors() == []
+
+
+def test_paper_map_layout_is_the_same_every_time_and_in_the_paper_page(browser, tmp_path):
+    g = html_graphs.example_graph()
+    origin = _best_mapped_paper(g)
+    full = open_page(browser, write_html(g, tmp_path / "example.html"))
+    full.evaluate(f"kg.openMap({origin!r})")
+    first = full.evaluate("kg.map().positions")
+    full.evaluate("kg.closeMap()")
+    full.evaluate(f"kg.openMap({origin!r})")
+    assert full.evaluate("kg.map().positions") == first
+    assert first[origin] == {"x": 0, "y": 0}
+    xs = sorted(p["x"] for p in first.values())
+    assert xs[-1] - xs[0] > 200, "the papers are spread out, not piled up"
+    # kg html --paper: a page of the map alone opens on the same map
+    own = open_page(browser, write_html(g, tmp_path / "map.html", paper=origin))
+    assert own.wait_for("document.getElementById('kg-map').dataset.origin") == origin
+    assert own.evaluate("kg.map().positions") == first
+    assert_offline_and_clean(own, tmp_path / "map.html")
