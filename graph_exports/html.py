@@ -32,6 +32,8 @@ import numpy as np
 from kg.errors import ExportError, NodeNotFound
 from kg.model import NODE_LABELS
 
+from .overview import overview as community_overview
+from .page_data import compress_if_large, pack
 from .paper_map import MAP_SIZE, MAX_MAP_SIZE, find_paper, paper_map
 
 __all__ = [
@@ -80,6 +82,8 @@ _COMMUNITY_COLORS: tuple[str, ...] = (
 #: Above this many nodes the page colours by community, draws no arrows, hides edges while
 #: dragging and does not animate (each frame of thousands of nodes is slow).
 LARGE_GRAPH = 1000
+#: Above this many nodes the page opens on its overview (communities as named meta-nodes).
+OVERVIEW_ABOVE = 3000
 #: Graphs up to this size are laid out in one piece; larger ones community by community.
 _ONE_PIECE = 350
 #: Caps on what one node or edge carries to the page (the panel says when a list was cut).
@@ -878,6 +882,7 @@ def to_html(
     title: str | None = None,
     paper: str | None = None,
     map_size: int = MAP_SIZE,
+    overview: bool | None = None,
 ) -> str:
     """The interactive page for ``graph`` as one self-contained HTML string.
 
@@ -885,8 +890,10 @@ def to_html(
     page; "support": papers for an entity, entities for a paper) and an optional page title.
     With ``paper`` (an id, title or name) the page is the paper map of that paper: it and its
     ``map_size`` most related papers (:func:`graph_exports.paper_map.paper_map`), opened on the
-    map; the filters of :func:`select` do not apply. The same graph and options give the same
-    bytes.
+    map; the filters of :func:`select` do not apply. ``overview`` (default: above
+    ``OVERVIEW_ABOVE`` nodes, never for a focus or a paper map) opens the page on its communities
+    (:func:`graph_exports.overview.overview`), each opening into its members on click. The same
+    graph and options give the same bytes.
 
     Raises
     ------
@@ -930,22 +937,27 @@ def to_html(
                  colour_by=colour_by, size_by=size_by, large=large, title=title,
                  labels=labels, min_support=min_support, years=years, max_nodes=max_nodes)
     meta.update(map_meta)
+    if overview is None:
+        overview = len(sel.nodes) > OVERVIEW_ABOVE and sel.focus is None
+    if overview and len(sel.nodes) > 1:
+        meta["overview"] = community_overview(g, sel.nodes, groups, positions)
     if paper is not None:
         meta["options"] = [f"paper map of {sel.focus}, {len(sel.nodes) - 1} related papers"]
         if title is None:
             meta["title"] = "kg paper map: " + _short(_display_name(sel.focus, g.nodes[sel.focus]), 60)
 
+    # pyvis carries what vis-network draws of each node; the rest of the data (panels, edges) is
+    # stored once, compactly, beside it (graph_exports.page_data) and unpacked by the page.
+    vis_nodes, store = pack(nodes, edges)
+    packed = compress_if_large(vis_nodes, store)
+    if packed is not None:  # large pages: nodes and store travel gzip'd, decoded by the page
+        vis_nodes, store = [], packed
     net = Network(directed=True, cdn_resources="in_line", height="100%", width="100%")
     net.node_ids = _IdList()
-    for rec in nodes:
+    for rec in vis_nodes:
         rec = dict(rec)
         node_id = rec.pop("id")
         net.add_node(node_id, label=rec.pop("label"), shape=rec.pop("shape"), color=rec.pop("color"), **rec)
-    for rec in edges:
-        rec = dict(rec)
-        # pyvis gives every directed edge an arrow unless told; large pages draw none.
-        rec.setdefault("arrows", "" if large else "to")
-        net.add_edge(rec.pop("from"), rec.pop("to"), **rec)
     net.options = _options(large, view, len(edges))
 
     from jinja2 import DictLoader, Environment
@@ -959,6 +971,7 @@ def to_html(
         kg_vis_css=vis_css,
         kg_page_js=_asset("kg_page.js"),
         kg_page_css=_asset("kg_page.css"),
+        kg_store=store,
     )
     # pyvis renders its Network through ``templateEnv.get_template(path)``: swap in kg's page.
     net.templateEnv = env
@@ -1056,6 +1069,7 @@ def _meta(g, sel: Selection, nodes, edges, *, view, radius, groups, colour_by, s
         "labelShapes": LABEL_SHAPES,
         "communities": sum(1 for c in groups if len(c) > 1),
         "colourBy": colour_by,
+        "communityColors": list(_COMMUNITY_COLORS),
         "sizeBy": size_by,
         "large": large,
     }

@@ -307,6 +307,7 @@ def html_cli(
     size_by: Annotated[str, typer.Option("--size-by", help="degree or support.")] = "degree",
     paper: Annotated[Optional[str], typer.Option("--paper", help="The paper map of this paper (id, title or name): it and its most related papers, opened on the map.")] = None,
     map_size: Annotated[int, typer.Option("--map-size", help="Related papers on a paper map (1-50).")] = 30,
+    overview: Annotated[Optional[bool], typer.Option("--overview/--no-overview", help="Open on the communities, named by their distinctive entities (default: above 3,000 nodes).")] = None,
 ) -> None:
     """Write the interactive HTML page of a graph: one file that opens offline."""
     from graph_exports.html import write_html
@@ -317,7 +318,8 @@ def html_cli(
     keep = [part.strip() for item in labels or [] for part in item.split(",") if part.strip()] or None
     years = (year_from, year_to) if year_from is not None or year_to is not None else None
     path = write_html(g, out, view=view, focus=focus, radius=radius, labels=keep, min_support=min_support,
-                      years=years, max_nodes=max_nodes, size_by=size_by, paper=paper, map_size=map_size)
+                      years=years, max_nodes=max_nodes, size_by=size_by, paper=paper, map_size=map_size,
+                      overview=overview)
     typer.echo(str(path))
 
 

@@ -4,10 +4,128 @@
  * Every text from the graph reaches the page through textContent, createTextNode, append(string)
  * or setAttribute, so markup inside an abstract shows as text and never runs.
  */
-(function () {
+(async function () {
   "use strict";
 
-  const DATA = window.KG_DATA;
+  /* A large page carries its nodes and store gzip'd (graph_exports/page_data.py): inflate them
+     here, in the page, with no request (DecompressionStream reads a Blob made from the text). */
+  const scriptStart = performance.now();
+  if (window.KG_DATA.store && window.KG_DATA.store.gz) {
+    const t = performance.now();
+    const text64 = atob(window.KG_DATA.store.gz);
+    const bytes = new Uint8Array(text64.length);
+    for (let i = 0; i < text64.length; i++) bytes[i] = text64.charCodeAt(i);
+    const text = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+    const inflated = JSON.parse(text);
+    window.KG_DATA.nodes = inflated.nodes;
+    window.KG_DATA.store = inflated.store;
+    window.KG_DATA.inflateMs = performance.now() - t;
+  }
+
+  /* The page's data is stored once and compactly (graph_exports/page_data.py, which documents the
+     layout and mirrors this function): pyvis's node records plus a store of arrays. This rebuilds
+     the node and edge records the rest of the page reads; evidence sentences are cut out of the
+     abstracts by offset, an entity's papers are read off the edges. */
+  function shortText(text, limit) {
+    const t = String(text || "").split(/\s+/).filter(Boolean).join(" ");
+    const cps = Array.from(t);
+    return cps.length <= limit ? t : cps.slice(0, limit - 1).join("").trimEnd() + "…";
+  }
+
+  function unpackData(raw) {
+    const st = raw.store, meta = raw.meta;
+    const palette = meta.communityColors || [];
+    const large = Boolean(meta.large);
+    const nodes = raw.nodes.map((v, i) => {
+      const comm = st.comm[i];
+      const cc = comm >= 0 && comm < palette.length ? palette[comm] : "#b8b8b8";
+      return {
+        id: v.id, label: v.label, shape: v.shape, size: v.size, x: v.x, y: v.y, lc: v.color, cc: cc,
+        kind: st.kinds[st.kind[i]], name: st.name[i] !== null ? st.name[i] : v.label,
+        deg: st.deg[i], sup: st.sup[i], comm: comm,
+        color: { background: meta.colourBy === "community" ? cc : v.color, border: v.color },
+      };
+    });
+    const ext = st.ext || [];
+    const entityId = (r) => (r >= 0 ? nodes[r].id : ext[-1 - r][0]);
+    const entityName = (r) => (r >= 0 ? nodes[r].name : ext[-1 - r][1] || ext[-1 - r][0]);
+    for (const p of st.papers) {
+      const n = nodes[p[0]];
+      const flat = p[8], mentions = [];
+      for (let j = 0; j < flat.length; j += 4) {
+        const eid = entityId(flat[j + 3]);
+        mentions.push(eid ? [flat[j], flat[j + 1], st.strings[flat[j + 2]], eid] : [flat[j], flat[j + 1], st.strings[flat[j + 2]]]);
+      }
+      Object.assign(n, {
+        paperTitle: p[1] !== null ? p[1] : n.name, titleDerived: Boolean(p[2]), year: p[3],
+        venue: p[4] >= 0 ? st.strings[p[4]] : null, authors: p[5], keywords: p[6], abstract: p[7],
+        mentions: mentions, source: p[9],
+      });
+    }
+    for (const e of st.entities) {
+      const n = nodes[e[0]];
+      Object.assign(n, { aliases: e[1] !== null ? e[1] : [n.name], support: e[2], mentionCount: e[3], papersTotal: e[4], papers: [] });
+    }
+    const es = st.edges;
+    let topWeight = 0;
+    for (const w of es.weight) topWeight = Math.max(topWeight, Number(w) || 0);
+    const abstractPoints = new Map(); // paper index -> its code points, cut once
+    const points = (i) => {
+      if (!abstractPoints.has(i)) abstractPoints.set(i, Array.from(String(nodes[i].abstract || "")));
+      return abstractPoints.get(i);
+    };
+    const edges = [];
+    for (let j = 0; j < es.from.length; j++) {
+      const a = nodes[es.from[j]], b = nodes[es.to[j]];
+      const type = st.types[es.type[j]];
+      const weight = es.weight[j];
+      const rec = {
+        id: "e" + j, from: a.id, to: b.id, type: type, weight: weight, count: es.count[j],
+        evidenceTotal: es.evTotal[j], evRows: es.ev[j],
+        width: Math.round((1 + 3 * (topWeight > 0 ? (Number(weight) || 0) / topWeight : 0)) * 100) / 100,
+      };
+      const rel = es.rel[j];
+      if (rel) {
+        rec.shared = rel[0].map((r) => [entityId(r), entityName(r)]);
+        rec.sharedTotal = rel[1];
+        rec.sharedTerms = rel[2].map((t) => st.strings[t]);
+        rec.color = { color: "#7b9cc4", opacity: 0.8 };
+        rec.dashes = meta.view === "knowledge";
+        rec.arrows = { to: { enabled: false } };
+        rec.hidden = meta.view === "knowledge";
+        const names = rec.shared.length ? rec.shared.map((s) => s[1]) : rec.sharedTerms;
+        if (meta.view === "papers" && names.length) rec.label = shortText(names.slice(0, 2).join(", "), 32) + (names.length > 2 ? " +" + (names.length - 2) : "");
+      } else {
+        rec.color = { color: "#b5b5b5", opacity: 0.9 };
+        rec.arrows = large ? "" : "to";
+        if (a.kind === "Paper" && b.kind !== "Paper") b.papers.push(a.id);
+      }
+      edges.push(rec);
+    }
+    const nameOf = new Map(nodes.map((n) => [n.id, n.name]));
+    for (const n of nodes) {
+      if (n.kind !== "Paper") n.papers = n.papers.sort().filter((p, k, all) => k === 0 || all[k - 1] !== p).slice(0, 100).map((p) => [p, nameOf.get(p)]);
+    }
+    /* An edge's evidence, cut out of the abstracts when a panel asks for it:
+       {sentence, start, end, text, extractor, score, paper_id}. */
+    function evidence(e) {
+      return (e.evRows || []).map((row) => {
+        const paper = row[0] >= 0 ? nodes[row[0]] : null;
+        const cps = paper ? points(row[0]) : [];
+        let sentence, rest;
+        if (typeof row[3] === "string") { sentence = row[3]; rest = row.slice(4); }
+        else { sentence = cps.slice(row[3], row[4]).join(""); rest = row.slice(5); }
+        const ev = { sentence: sentence, extractor: st.strings[rest[0]], score: rest[1], paper_id: paper ? paper.id.replace(/^paper:/, "") : null };
+        if (row[1] >= 0) Object.assign(ev, { start: row[1], end: row[2], text: cps.slice(row[1], row[2]).join("") });
+        return ev;
+      });
+    }
+    return { nodes: nodes, edges: edges, options: raw.options, meta: meta, ext: ext, evidence: evidence };
+  }
+
+  const unpackStart = performance.now();
+  const DATA = unpackData(window.KG_DATA);
+  const unpackMs = performance.now() - unpackStart;
   const META = DATA.meta;
   const LABEL_COLORS = META.labelColors || {};
   const LABEL_SHAPES = META.labelShapes || {};
@@ -19,10 +137,48 @@
 
   const t0 = performance.now();
   // vis-network draws no names (the page draws them, see drawLabels): its records carry no label.
-  const nodes = new vis.DataSet(DATA.nodes.map((n) => Object.assign({}, n, { label: undefined })));
+  // A large page opens on its overview (META.overview): one meta-node per community, and only
+  // the members of the communities the user opens are added to vis (see openCommunity).
+  const OV = META.overview || null;
+  const present = new Set(); // ids of the graph's nodes now in the vis data set
+  const metaById = new Map(); // "community:<i>" -> {i, name, label, ...} (overview only)
+  const openCommunities = new Set();
+  const pooledSet = new Set(OV ? OV.pooled : []);
+  const communityOf = (n) => (pooledSet.has(n.comm) || n.comm < 0 ? -2 : n.comm);
+  function visNode(n) {
+    return Object.assign({}, n, { label: undefined });
+  }
+  function metaNodes() {
+    const out = [];
+    const top = Math.max(1, ...OV.communities.map((c) => c.size));
+    // sizes in proportion to how far apart the communities sit (their centres come from the
+    // layout of every node): the biggest is 0.45 of the median distance to the nearest centre
+    const near = OV.communities.map((c) => Math.min(...OV.communities.filter((d) => d !== c).map((d) => Math.hypot(c.x - d.x, c.y - d.y))));
+    near.sort((a, b) => a - b);
+    const unit = near.length > 1 && Number.isFinite(near[near.length >> 1]) ? near[near.length >> 1] : 200;
+    const ys = OV.communities.map((c) => c.year).filter((y) => y !== null);
+    const lo = ys.length ? Math.min(...ys) : null, hi = ys.length ? Math.max(...ys) : null;
+    for (const c of OV.communities) {
+      const id = "community:" + c.i;
+      const fill = hi !== null && hi > lo && c.year !== null ? yearColour(c.year, lo, hi) : (c.i >= 0 && c.i < (META.communityColors || []).length ? META.communityColors[c.i] : "#bdbdbd");
+      metaById.set(id, Object.assign({}, c, { id: id, label: shortText(c.name, 48), kind: "Community" }));
+      if (openCommunities.has(c.i)) continue;
+      out.push({ id: id, x: c.x, y: c.y, shape: "dot", size: Math.round(unit * (0.08 + 0.37 * Math.sqrt(c.size / top))), color: { background: fill, border: "#4a4a4a" }, borderWidth: 1.5 });
+    }
+    return out;
+  }
+  function metaEdges() {
+    const top = Math.max(1, ...OV.links.map((l) => l[2]));
+    return OV.links.filter((l) => !openCommunities.has(l[0]) && !openCommunities.has(l[1])).map((l) => ({
+      id: "link:" + l[0] + ":" + l[1], from: "community:" + l[0], to: "community:" + l[1],
+      width: Math.round((0.8 + 5 * Math.sqrt(l[2] / top)) * 10) / 10, color: { color: "#c3ccd8", opacity: 0.7 }, arrows: "", smooth: false,
+    }));
+  }
+  if (!OV) for (const n of DATA.nodes) present.add(n.id);
+  const nodes = new vis.DataSet(OV ? metaNodes() : DATA.nodes.map(visNode));
   // vis holds only the edges on show: hidden types (RELATED_TO in the knowledge view) are added
   // when switched on, which keeps building the network fast on large pages.
-  const edges = new vis.DataSet(DATA.edges.filter((e) => !e.hidden).map((e) => Object.assign({}, e, { label: undefined })));
+  const edges = new vis.DataSet(OV ? metaEdges() : DATA.edges.filter((e) => !e.hidden).map((e) => Object.assign({}, e, { label: undefined })));
   const container = document.getElementById("mynetwork");
   const options = DATA.options;
   // Selected and hovered items keep their colours and get a dark outline.
@@ -70,7 +226,7 @@
     meta: META,
     ready: false,
     readyAt: null,
-    timing: { data: t1 - t0, network: t2 - t1 },
+    timing: { scriptStart: scriptStart, inflate: window.KG_DATA.inflateMs || 0, unpack: unpackMs, data: t1 - t0, network: t2 - t1 },
     selected: () => state.selected,
     selectNode: (id) => selectNode(id, true),
     labelBoxes: () => lastBoxes.map((b) => ({ id: b.id, text: b.text, kind: b.kind, x: b.x, y: b.y, w: b.w, h: b.h })),
@@ -181,6 +337,7 @@
   function repaint() {
     const nodeUpdates = [];
     for (const n of DATA.nodes) {
+      if (!present.has(n.id)) continue;
       const hidden = state.hiddenLabels.has(n.kind);
       const fill = state.colourBy === "community" ? n.cc : n.lc;
       const size = sizeOf(n);
@@ -193,7 +350,7 @@
 
     const add = [], remove = [];
     for (const e of DATA.edges) {
-      const hidden = state.hiddenTypes.has(e.type) || state.hiddenLabels.has(byId.get(e.from).kind) || state.hiddenLabels.has(byId.get(e.to).kind);
+      const hidden = !present.has(e.from) || !present.has(e.to) || state.hiddenTypes.has(e.type) || state.hiddenLabels.has(byId.get(e.from).kind) || state.hiddenLabels.has(byId.get(e.to).kind);
       const shown = edges.get(e.id) !== null;
       if (hidden && shown) remove.push(e.id);
       else if (!hidden && !shown) add.push(Object.assign({}, e, { hidden: false, label: undefined }));
@@ -216,9 +373,9 @@
 
   function priorityOrder() {
     if (byPriority === null) {
-      byPriority = DATA.nodes.slice()
+      byPriority = [...metaById.values()].sort((a, b) => b.size - a.size || a.i - b.i).map((c) => c.id).concat(DATA.nodes.slice()
         .sort((a, b) => sizeOf(b) - sizeOf(a) || (b.sup || 0) - (a.sup || 0) || (a.id < b.id ? -1 : 1))
-        .map((n) => n.id);
+        .map((n) => n.id));
     }
     return byPriority;
   }
@@ -289,7 +446,7 @@
   function nodeItem(id, bold) {
     const body = network.body;
     const n = body.nodes[id];
-    const rec = byId.get(id);
+    const rec = byId.get(id) || metaById.get(id);
     if (!n || !rec || n.options.hidden) return null;
     const p = network.canvasToDOM({ x: n.x, y: n.y });
     return { id: id, text: rec.label, bold: bold, x: p.x, y: p.y, r: (n.options.size || 10) * network.getScale(), side: labelSide.get(id) };
@@ -629,7 +786,7 @@
       parts.push(el("h4", { text: "Shared words" }));
       parts.push(el("div", {}, e.sharedTerms.map((t) => el("span", { class: "kg-chip", text: t }))));
     }
-    const evidence = e.evidence || [];
+    const evidence = DATA.evidence(e);
     if (evidence.length) {
       parts.push(el("h4", { text: "Evidence (" + evidence.length + (e.evidenceTotal > evidence.length ? " of " + fmt(e.evidenceTotal) : "") + ")" }));
       for (const ev of evidence) {
@@ -664,6 +821,7 @@
   function selectNode(id, zoom, keepShowAll) {
     const n = byId.get(id);
     if (!n) return false;
+    if (!present.has(id)) openCommunity(communityOf(n), false);
     if (state.hiddenLabels.has(n.kind)) setLabelHidden(n.kind, false);
     if (state.selected !== id || !keepShowAll) state.showAll = Boolean(keepShowAll) && state.showAll;
     restoreSpread();
@@ -709,10 +867,101 @@
     network.unselectAll();
     network.redraw();
     closePanel();
+    delete panel.dataset.community;
   }
 
+  // ------------------------------------------------------------------------------------------
+  // the overview: communities open into their members on click
+
+  function membersOf(i) {
+    return DATA.nodes.filter((n) => communityOf(n) === i);
+  }
+
+  /* Add the members of community `i` (and the edges among the nodes on show), drop its meta-node;
+     with `show`, frame them and open the community's panel. */
+  function openCommunity(i, show) {
+    if (!OV) return false;
+    const c = metaById.get("community:" + i);
+    if (!c) return false;
+    if (!openCommunities.has(i)) {
+      openCommunities.add(i);
+      restoreSpread();
+      nodes.remove("community:" + i);
+      edges.remove(edges.getIds({ filter: (e) => e.from === "community:" + i || e.to === "community:" + i }));
+      const add = membersOf(i).filter((n) => !present.has(n.id));
+      for (const n of add) {
+        present.add(n.id);
+        painted.set(n.id, (state.colourBy === "community" ? n.cc : n.lc) + "|false|" + sizeOf(n));
+      }
+      nodes.add(add.map((n) => Object.assign(visNode(n), { size: sizeOf(n), color: { background: state.colourBy === "community" ? n.cc : n.lc, border: n.lc } })));
+      repaint();
+    }
+    if (show) {
+      state.selected = null;
+      network.unselectAll();
+      openPanel(communityPanel(c));
+      panel.dataset.community = String(i);
+      delete panel.dataset.node;
+      const ids = membersOf(i).map((n) => n.id);
+      network.fit({ nodes: ids, animation: false });
+      network.moveTo({ scale: network.getScale() * 0.9, animation: false });
+    }
+    updateOverviewNote();
+    return true;
+  }
+
+  /* Back to the overview: every community closed again. */
+  function showOverview() {
+    if (!OV) return;
+    clearSelection();
+    const gone = [...present];
+    nodes.remove(gone);
+    present.clear();
+    openCommunities.clear();
+    edges.clear();
+    nodes.add(metaNodes());
+    edges.add(metaEdges());
+    network.fit({ animation: false });
+    updateOverviewNote();
+  }
+
+  function communityPanel(c) {
+    const parts = [kindChip("Community", "#555555"), el("h3", { text: c.name })];
+    const bits = [fmt(c.papers) + " papers", fmt(c.size - c.papers) + " entities"];
+    if (c.year !== null) bits.push("mean year " + c.year + (c.yearMin !== c.yearMax ? " (" + c.yearMin + "–" + c.yearMax + ")" : ""));
+    parts.push(el("div", { class: "kg-meta", text: bits.join(" · ") }));
+    if (c.top && c.top.length) {
+      parts.push(el("h4", { text: "Distinctive entities (papers here)" }));
+      parts.push(el("div", {}, c.top.map(([eid, name, count]) => el("span", { class: "kg-chip" }, [nodeLink(eid, name), " " + fmt(count)]))));
+    }
+    const papers = membersOf(c.i).filter((n) => n.kind === "Paper").sort((a, b) => (b.deg || 0) - (a.deg || 0) || (a.id < b.id ? -1 : 1));
+    parts.push(el("h4", { text: "Papers (" + fmt(papers.length) + "), most connected first" }));
+    const ul = el("ul");
+    for (const n of papers.slice(0, 40)) ul.append(el("li", {}, [nodeLink(n.id, n.name)]));
+    if (papers.length > 40) ul.append(el("li", { class: "kg-muted", text: "and " + fmt(papers.length - 40) + " more" }));
+    parts.push(ul);
+    parts.push(el("div", { class: "kg-buttons" }, [el("button", { type: "button", id: "kg-back-overview", onclick: showOverview }, ["Back to the overview"])]));
+    return parts;
+  }
+
+  function updateOverviewNote() {
+    const note = document.getElementById("kg-overview-note");
+    if (!OV || !note) return;
+    note.hidden = false;
+    const opened = openCommunities.size;
+    note.replaceChildren(
+      el("span", { text: "Overview: " + fmt(OV.communities.length) + " communities, named by their most distinctive entities" + (opened ? "; " + fmt(opened) + " open (" + fmt(present.size) + " nodes on show)" : "; click one to open it") + ". " }),
+      el("button", { type: "button", id: "kg-overview", onclick: showOverview, disabled: opened ? null : "disabled" }, ["Back to the overview"]),
+    );
+  }
+  kg.openCommunity = (i) => openCommunity(i, true);
+  kg.showOverview = () => showOverview();
+  kg.present = () => [...present];
+  kg.communities = () => (OV ? OV.communities.map((c) => ({ i: c.i, name: c.name, size: c.size, open: openCommunities.has(c.i) })) : []);
+
   network.on("click", (p) => {
-    if (p.nodes && p.nodes.length) selectNode(p.nodes[0], false);
+    if (p.nodes && p.nodes.length && metaById.has(p.nodes[0])) openCommunity(metaById.get(p.nodes[0]).i, true);
+    else if (p.nodes && p.nodes.length) selectNode(p.nodes[0], false);
     else if (p.edges && p.edges.length) selectEdge(p.edges[0]);
     else clearSelection();
   });
@@ -985,6 +1234,8 @@
     if (n) return n.name;
     const names = META.entityNames || {};
     if (names[id]) return names[id];
+    const known = (DATA.ext || []).find((x) => x[0] === id && x[1]);
+    if (known) return known[1];
     const at = id.indexOf(":");
     return at >= 0 ? id.slice(at + 1) : id;
   }
@@ -1093,9 +1344,9 @@
     return out;
   }
 
-  const YEAR_RAMP = ["#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
   function yearColour(year, lo, hi) {
-    const y = parseInt(year, 10);
+    const YEAR_RAMP = ["#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"];
+    const y = Number(year);
     if (!Number.isFinite(y) || lo === null) return "#bdbdbd";
     const t = hi > lo ? (y - lo) / (hi - lo) : 1;
     return YEAR_RAMP[Math.max(0, Math.min(YEAR_RAMP.length - 1, Math.round(t * (YEAR_RAMP.length - 1))))];
@@ -1234,6 +1485,7 @@
   for (const n of DATA.nodes) painted.set(n.id, (META.colourBy === "community" ? n.cc : n.lc) + "|false|" + sizeOf(n));
   buildLegend();
   buildSummary();
+  updateOverviewNote();
   buildControls();
   repaint();
   network.once("afterDrawing", () => {

@@ -20,6 +20,7 @@ from graph_exports.html import (
     to_html,
     write_html,
 )
+from graph_exports.page_data import decompress, derive, unpack
 from kg.errors import ExportError, NodeNotFound
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
@@ -27,12 +28,15 @@ import html_graphs  # noqa: E402
 
 
 def page_data(page: str) -> dict:
-    """The nodes, edges and meta the page's script reads (each on one line of the template)."""
+    """The nodes, edges and meta the page's script rebuilds (each part on one line of the
+    template: pyvis's nodes, kg's store, meta), unpacked as the page unpacks them."""
     out = {}
-    for key in ("nodes", "edges", "meta"):
+    for key in ("nodes", "store", "meta"):
         match = re.search(rf"^  {key}: (.*?),?$", page, re.M)
         assert match, f"no {key} line in the page"
         out[key] = json.loads(match.group(1))
+    out["nodes"], out["edges"] = unpack(*decompress(out["nodes"], out.pop("store")))
+    derive(out["nodes"], out["edges"], out["meta"])
     return out
 
 
