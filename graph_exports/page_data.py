@@ -20,6 +20,7 @@ Store layout (``v`` 1)::
     kinds, types, strings          tables (node labels, edge types, other repeated strings)
     kind[i], name[i], deg[i], sup[i], comm[i]       per node (name null when it equals label)
     papers: [[i, title, derived, year, venue, authors, keywords, abstract, mentions, source]]
+        (title 1: the same as the name; null: none given)
         mentions flat: s, e, label (string index), entity (node index, or -1-k for ext[k])
     entities: [[i, aliases, support, mentionCount, papersTotal]]   (aliases null: [name])
     ext: [id, name or null] of entities not on the page that mentions or shared lists name
@@ -113,7 +114,7 @@ def pack(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[list
                 flat += [int(m[0]), int(m[1]), strings.index(str(m[2])), entity]
             papers.append([
                 i,
-                None if n.get("paperTitle") == n["name"] else n.get("paperTitle"),
+                1 if n.get("paperTitle") == n["name"] else n.get("paperTitle"),
                 1 if n.get("titleDerived") else 0,
                 n.get("year"),
                 strings.index(n.get("venue")) if n.get("venue") else -1,
@@ -209,7 +210,7 @@ def unpack(vis_nodes: list[dict[str, Any]], store: dict[str, Any]) -> tuple[list
         for j in range(0, len(flat), 4):
             eid = entity_id(flat[j + 3])
             mentions.append([flat[j], flat[j + 1], strings[flat[j + 2]], *([eid] if eid else [])])
-        n.update(paperTitle=p[1] if p[1] is not None else n["name"], titleDerived=bool(p[2]), year=p[3],
+        n.update(paperTitle=n["name"] if p[1] == 1 else p[1], titleDerived=bool(p[2]), year=p[3],
                  venue=strings[p[4]] if p[4] >= 0 else None, authors=p[5], keywords=p[6], abstract=p[7],
                  mentions=mentions, source=p[9])
     for ent in store["entities"]:
@@ -277,16 +278,16 @@ def derive(nodes: list[dict[str, Any]], edges: list[dict[str, Any]], meta: dict[
             n["papers"] = [[p, by_id[p]["name"]] for p in sorted(papers.get(n["id"], ()))[:100]]
 
 
-def compress_if_large(vis_nodes: list[dict[str, Any]], store: dict[str, Any], *, above: int = COMPRESS_ABOVE) -> dict[str, Any] | None:
+def compress_if_large(vis_nodes: list[dict[str, Any]], store: dict[str, Any], *, above: int | None = None) -> dict[str, Any] | None:
     """``{"gz": base64 of gzip(JSON {nodes, store})}`` when the data is larger than ``above``
-    bytes, else ``None``. Deterministic: the same data gives the same bytes (gzip mtime 0)."""
+    bytes (default ``COMPRESS_ABOVE``), else ``None``. Deterministic: the same data gives the same bytes (gzip mtime 0)."""
     import base64
     import gzip
     import json
 
     text = json.dumps({"nodes": vis_nodes, "store": store}, ensure_ascii=False, separators=(",", ":"))
     raw = text.encode("utf-8")
-    if len(raw) <= above:
+    if len(raw) <= (COMPRESS_ABOVE if above is None else above):
         return None
     return {"gz": base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")}
 

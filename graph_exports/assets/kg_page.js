@@ -57,7 +57,7 @@
         mentions.push(eid ? [flat[j], flat[j + 1], st.strings[flat[j + 2]], eid] : [flat[j], flat[j + 1], st.strings[flat[j + 2]]]);
       }
       Object.assign(n, {
-        paperTitle: p[1] !== null ? p[1] : n.name, titleDerived: Boolean(p[2]), year: p[3],
+        paperTitle: p[1] === 1 ? n.name : p[1], titleDerived: Boolean(p[2]), year: p[3],
         venue: p[4] >= 0 ? st.strings[p[4]] : null, authors: p[5], keywords: p[6], abstract: p[7],
         mentions: mentions, source: p[9],
       });
@@ -904,7 +904,10 @@
       delete panel.dataset.node;
       const ids = membersOf(i).map((n) => n.id);
       network.fit({ nodes: ids, animation: false });
-      network.moveTo({ scale: network.getScale() * 0.9, animation: false });
+      const side = panel.hidden ? 0 : Math.min(panel.offsetWidth, container.clientWidth / 2);
+      const free = container.clientWidth - side;
+      network.moveTo({ position: network.getViewPosition(), scale: network.getScale() * 0.9 * free / container.clientWidth,
+        offset: { x: -side / 2, y: 0 }, animation: false });
     }
     updateOverviewNote();
     return true;
@@ -914,8 +917,7 @@
   function showOverview() {
     if (!OV) return;
     clearSelection();
-    const gone = [...present];
-    nodes.remove(gone);
+    nodes.clear();
     present.clear();
     openCommunities.clear();
     edges.clear();

@@ -11,6 +11,7 @@ then skip (or fail when ``KG_REQUIRE_BROWSER=1``, as CI sets).
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -486,3 +487,61 @@ def test_paper_map_layout_is_the_same_every_time_and_in_the_paper_page(browser, 
     assert own.wait_for("document.getElementById('kg-map').dataset.origin") == origin
     assert own.evaluate("kg.map().positions") == first
     assert_offline_and_clean(own, tmp_path / "map.html")
+
+
+# --- light pages and the overview -----------------------------------------------------------------
+
+
+def test_compressed_page_opens_with_the_same_data(browser, tmp_path, monkeypatch):
+    import graph_exports.page_data as page_data
+
+    g = html_graphs.example_graph()
+    plain = open_page(browser, write_html(g, tmp_path / "plain.html"))
+    expected = plain.evaluate("JSON.stringify([kg.data.nodes.map(n => [n.id, n.name, n.abstract || null, n.papers || null]),"
+                              " kg.data.edges.map(e => [e.id, e.from, e.to, e.type])])")
+    eid = plain.evaluate("kg.data.edges.find(e => e.evRows).id")
+    evidence = plain.evaluate(f"JSON.stringify(kg.data.evidence(kg.data.edges.find(e => e.id === {eid!r})))")
+    monkeypatch.setattr(page_data, "COMPRESS_ABOVE", 1000)
+    path = write_html(g, tmp_path / "packed.html")
+    assert '"gz":' in path.read_text(encoding="utf-8")
+    packed = open_page(browser, path)
+    assert packed.evaluate("JSON.stringify([kg.data.nodes.map(n => [n.id, n.name, n.abstract || null, n.papers || null]),"
+                           " kg.data.edges.map(e => [e.id, e.from, e.to, e.type])])") == expected
+    assert packed.evaluate(f"JSON.stringify(kg.data.evidence(kg.data.edges.find(e => e.id === {eid!r})))") == evidence
+    assert json.loads(evidence)[0]["sentence"], "evidence sentences are cut out of the abstract"
+    assert_offline_and_clean(packed, path)
+
+
+def test_overview_opens_on_named_communities_that_open_into_their_members(browser, tmp_path):
+    g = html_graphs.synthetic_graph(900, seed=3)
+    path = write_html(g, tmp_path / "overview.html", overview=True)
+    page = open_page(browser, path)
+    communities = page.evaluate("kg.communities()")
+    assert len(communities) > 2
+    assert page.evaluate("kg.nodes.length") == len(communities), "only the meta-nodes are drawn at first"
+    names = {b["text"] for b in label_boxes(page)}
+    assert page.evaluate(OVERLAPS) == []
+    full = [c["name"] for c in communities]
+    assert len(names) >= min(len(full), 5), "the communities are named on the canvas"
+    assert all(any(f.startswith(n.rstrip("…")) for f in full) for n in names)
+    # a click on a community opens it: its members are drawn, its panel names it
+    first = communities[0]
+    x, y = page.evaluate(f"""(() => {{ const p = kg.network.canvasToDOM(kg.network.getPosition('community:{first["i"]}'));
+        const r = document.getElementById('mynetwork').getBoundingClientRect(); return [r.left + p.x, r.top + p.y]; }})()""")
+    page.click(x, y)
+    assert page.wait_for("document.getElementById('kg-panel').dataset.community") == str(first["i"])
+    members = page.evaluate(f"kg.data.nodes.filter(n => n.comm === {first['i']}).length")
+    assert members == first["size"]
+    assert page.evaluate("kg.present().length") == members
+    assert first["name"] in page.evaluate("document.getElementById('kg-panel-body').innerText")
+    label_boxes(page)
+    assert page.evaluate(OVERLAPS) == []
+    page.screenshot(ARTIFACTS / "overview-open.png")
+    # search finds a node of a closed community and opens it
+    other = page.evaluate(f"kg.data.nodes.find(n => n.comm === {communities[1]['i']} && n.kind === 'Paper').id")
+    page.evaluate(f"kg.selectNode({other!r})")
+    assert page.evaluate("kg.selected()") == other
+    assert page.evaluate(f"kg.present().includes({other!r})") is True
+    page.evaluate("kg.showOverview()")
+    assert page.evaluate("kg.nodes.length") == len(communities)
+    assert page.console_errors() == []
