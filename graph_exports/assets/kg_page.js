@@ -821,7 +821,7 @@
   function selectNode(id, zoom, keepShowAll) {
     const n = byId.get(id);
     if (!n) return false;
-    if (!present.has(id)) openCommunity(communityOf(n), false);
+    if (!present.has(id)) openCommunity(communityOf(n), false, false, n);
     if (state.hiddenLabels.has(n.kind)) setLabelHidden(n.kind, false);
     if (state.selected !== id || !keepShowAll) state.showAll = Boolean(keepShowAll) && state.showAll;
     restoreSpread();
@@ -877,18 +877,30 @@
     return DATA.nodes.filter((n) => communityOf(n) === i);
   }
 
+  /* Opening a community adds its OPEN_CAP most connected members (papers and entities alike, by
+     degree, then support); "Show all members" adds the rest. Thousands of nodes at once would
+     make the click slow and the view a hairball. */
+  const OPEN_CAP = 400;
+  const fullyOpen = new Set();
+  function shownMembers(i) {
+    const all = membersOf(i);
+    if (fullyOpen.has(i) || all.length <= OPEN_CAP) return all;
+    return all.slice().sort((a, b) => (b.deg || 0) - (a.deg || 0) || (b.sup || 0) - (a.sup || 0) || (a.id < b.id ? -1 : 1)).slice(0, OPEN_CAP);
+  }
+
   /* Add the members of community `i` (and the edges among the nodes on show), drop its meta-node;
      with `show`, frame them and open the community's panel. */
-  function openCommunity(i, show) {
+  function openCommunity(i, show, all, must) {
     if (!OV) return false;
     const c = metaById.get("community:" + i);
     if (!c) return false;
-    if (!openCommunities.has(i)) {
+    if (all) fullyOpen.add(i);
+    if (!openCommunities.has(i) || all || (must && !present.has(must.id))) {
       openCommunities.add(i);
       restoreSpread();
-      nodes.remove("community:" + i);
+      if (nodes.get("community:" + i) !== null) nodes.remove("community:" + i);
       edges.remove(edges.getIds({ filter: (e) => e.from === "community:" + i || e.to === "community:" + i }));
-      const add = membersOf(i).filter((n) => !present.has(n.id));
+      const add = shownMembers(i).concat(must ? [must] : []).filter((n, k, list) => !present.has(n.id) && list.findIndex((m) => m.id === n.id) === k);
       for (const n of add) {
         present.add(n.id);
         painted.set(n.id, (state.colourBy === "community" ? n.cc : n.lc) + "|false|" + sizeOf(n));
@@ -902,7 +914,7 @@
       openPanel(communityPanel(c));
       panel.dataset.community = String(i);
       delete panel.dataset.node;
-      const ids = membersOf(i).map((n) => n.id);
+      const ids = membersOf(i).filter((n) => present.has(n.id)).map((n) => n.id);
       network.fit({ nodes: ids, animation: false });
       const side = panel.hidden ? 0 : Math.min(panel.offsetWidth, container.clientWidth / 2);
       const free = container.clientWidth - side;
@@ -920,6 +932,7 @@
     nodes.clear();
     present.clear();
     openCommunities.clear();
+    fullyOpen.clear();
     edges.clear();
     nodes.add(metaNodes());
     edges.add(metaEdges());
@@ -930,8 +943,15 @@
   function communityPanel(c) {
     const parts = [kindChip("Community", "#555555"), el("h3", { text: c.name })];
     const bits = [fmt(c.papers) + " papers", fmt(c.size - c.papers) + " entities"];
+    const onShow = membersOf(c.i).filter((n) => present.has(n.id)).length;
     if (c.year !== null) bits.push("mean year " + c.year + (c.yearMin !== c.yearMax ? " (" + c.yearMin + "–" + c.yearMax + ")" : ""));
     parts.push(el("div", { class: "kg-meta", text: bits.join(" · ") }));
+    if (onShow < c.size) {
+      parts.push(el("div", { class: "kg-spread-note" }, [
+        "Showing the " + fmt(onShow) + " most connected of " + fmt(c.size) + " members. ",
+        el("button", { type: "button", id: "kg-community-all", onclick: () => openCommunity(c.i, true, true) }, ["Show all members"]),
+      ]));
+    }
     if (c.top && c.top.length) {
       parts.push(el("h4", { text: "Distinctive entities (papers here)" }));
       parts.push(el("div", {}, c.top.map(([eid, name, count]) => el("span", { class: "kg-chip" }, [nodeLink(eid, name), " " + fmt(count)]))));
