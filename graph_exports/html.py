@@ -258,8 +258,10 @@ def select(
     min_support : entities supported by fewer papers are left out (papers are not).
     years : ``(from, to)``, either end ``None``; papers outside it, or without a year, are left
         out, and so are entities that only those papers mention.
-    max_nodes : keep this many nodes, the most supported first (entities by ``support``,
-        papers by their number of connections); the focus node is always kept.
+    max_nodes : keep this many nodes: papers and entities each in their share of the view (at
+        least a quarter each where there are that many), the most supported of each first
+        (entities by ``support``, papers by their number of connections); the focus node is
+        always kept.
 
     Returns
     -------
@@ -348,12 +350,23 @@ def select(
             score = degree.get(n, 0) if _label(data) == "Paper" else _support(data)
             return (0 if n == focus_id else 1, -score, -degree.get(n, 0), n)
 
-        ordered = sorted(nodes, key=rank)
-        gone = set(ordered[max_nodes:])
+        # papers and entities each keep their share of the view (at least a quarter each, when
+        # there are that many), the best ranked of each; the focus is always kept
+        papers = sorted((n for n in nodes if _label(g.nodes[n]) == "Paper"), key=rank)
+        others = sorted((n for n in nodes if _label(g.nodes[n]) != "Paper"), key=rank)
+        want = round(max_nodes * len(papers) / len(nodes))
+        want = max(want, min(len(papers), max_nodes // 4))
+        want = min(want, len(papers), max_nodes - min(len(others), max_nodes // 4))
+        keep = set(papers[:want]) | set(others[: max_nodes - want])
+        if focus_id is not None and focus_id not in keep:
+            keep.add(focus_id)
+            worst = max((n for n in keep if n != focus_id), key=rank)
+            keep.discard(worst)
+        gone = nodes - keep
         for n in gone:
             label = _label(g.nodes[n]) or "other"
             by_label[label] = by_label.get(label, 0) + 1
-        drop(f"max {max_nodes} nodes: the least supported", gone)
+        drop(f"max {max_nodes} nodes: papers and entities in their shares, the least supported of each", gone)
         sub = sub.subgraph(nodes).copy()
 
     edges = sorted((u, v, str(k)) for u, v, k in sub.edges(keys=True))

@@ -303,7 +303,7 @@ def html_cli(
     min_support: Annotated[int, typer.Option("--min-support", help="Leave out entities found in fewer papers.")] = 1,
     year_from: Annotated[Optional[int], typer.Option("--year-from", help="Leave out papers before this year.")] = None,
     year_to: Annotated[Optional[int], typer.Option("--year-to", help="Leave out papers after this year.")] = None,
-    max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", help="Keep the N most supported nodes; the page lists what was left out.")] = None,
+    max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", help="Keep N nodes: papers and entities in their shares, the most supported of each; the page lists what was left out.")] = None,
     size_by: Annotated[str, typer.Option("--size-by", help="degree or support.")] = "degree",
     paper: Annotated[Optional[str], typer.Option("--paper", help="The paper map of this paper (id, title or name): it and its most related papers, opened on the map.")] = None,
     map_size: Annotated[int, typer.Option("--map-size", help="Related papers on a paper map (1-50).")] = 30,

@@ -222,7 +222,7 @@ def test_max_nodes_page_says_what_was_left_out(browser, tmp_path):
     page = open_page(browser, path)
     text = page.evaluate("document.getElementById('kg-left-out').hidden ? '' : "
                          "document.getElementById('kg-left-out').innerText")
-    assert "Showing 3 of 5 nodes" in text and "max 3 nodes: the least supported" in text
+    assert "Showing 3 of 5 nodes" in text and "max 3 nodes: papers and entities in their shares" in text
 
 
 def test_focus_page_opens_on_the_focus_node(browser, tmp_path):

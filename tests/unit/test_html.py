@@ -240,11 +240,20 @@ def test_year_filter_drops_papers_and_their_only_entities(tiny):
 def test_max_nodes_keeps_the_most_supported_and_says_what_went(tiny):
     sel = select(tiny, max_nodes=3)
     assert "dataset:gsm8k" in sel.nodes and len(sel.nodes) == 3
-    assert sel.left_out == [("max 3 nodes: the least supported", 2)]
+    assert sel.left_out == [("max 3 nodes: papers and entities in their shares, the least supported of each", 2)]
     assert sum(sel.left_out_by_label.values()) == 2
     meta = page_data(to_html(tiny, max_nodes=3))["meta"]
     assert meta["counts"]["totalNodes"] == 5 and meta["counts"]["nodes"] == 3
-    assert meta["leftOut"] == [["max 3 nodes: the least supported", 2]]
+    assert meta["leftOut"] == [["max 3 nodes: papers and entities in their shares, the least supported of each", 2]]
+
+
+def test_max_nodes_keeps_papers_and_entities_in_their_shares():
+    g = html_graphs.synthetic_graph(600)
+    sel = select(g, max_nodes=100)
+    kinds = [g.nodes[n]["label"] == "Paper" for n in sel.nodes]
+    papers = sum(1 for _n, d in g.nodes(data=True) if d["label"] == "Paper")
+    assert len(sel.nodes) == 100
+    assert abs(sum(kinds) - round(100 * papers / 600)) <= 1, "papers keep their share of the view"
 
 
 def test_max_nodes_never_drops_the_focus(tiny):
