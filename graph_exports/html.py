@@ -963,8 +963,10 @@ def to_html(
     # stored once, compactly, beside it (graph_exports.page_data) and unpacked by the page.
     vis_nodes, store = pack(nodes, edges)
     packed = compress_if_large(vis_nodes, store)
+    blob = ""
     if packed is not None:  # large pages: nodes and store travel gzip'd, decoded by the page
-        vis_nodes, store = [], packed
+        # (in a script element that never runs: the browser does not parse it as JavaScript)
+        vis_nodes, store, blob = [], {"gzIn": "kg-blob"}, packed["gz"]
     net = Network(directed=True, cdn_resources="in_line", height="100%", width="100%")
     net.node_ids = _IdList()
     for rec in vis_nodes:
@@ -985,6 +987,7 @@ def to_html(
         kg_page_js=_asset("kg_page.js"),
         kg_page_css=_asset("kg_page.css"),
         kg_store=store,
+        kg_blob=blob,
     )
     # pyvis renders its Network through ``templateEnv.get_template(path)``: swap in kg's page.
     net.templateEnv = env

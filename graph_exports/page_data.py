@@ -40,7 +40,8 @@ __all__ = ["pack", "unpack", "derive", "compress_if_large", "decompress", "STORE
 STORE_VERSION = 1
 #: Pages whose data is larger than this (bytes of JSON) carry it gzip'd in base64
 #: (``{"gz": ...}`` in place of the store, no pyvis nodes); the page inflates it with the
-#: browser's DecompressionStream. Smaller pages stay plain JSON, readable in the file.
+#: browser's DecompressionStream. Smaller pages stay plain JSON, readable in the file. In the page the base64 sits in a script
+#: element of type application/octet-stream, which the browser never parses as JavaScript.
 COMPRESS_ABOVE = 2_000_000
 
 _PAPER_KEYS = ("paperTitle", "titleDerived", "year", "venue", "authors", "keywords", "abstract", "mentions", "source")
@@ -292,9 +293,18 @@ def compress_if_large(vis_nodes: list[dict[str, Any]], store: dict[str, Any], *,
     return {"gz": base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")}
 
 
-def decompress(vis_nodes: list[dict[str, Any]], store: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def decompress(vis_nodes: list[dict[str, Any]], store: dict[str, Any], page: str | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The ``(vis_nodes, store)`` of a page, inflating a compressed store (see
-    :func:`compress_if_large`); a plain one is returned as it is."""
+    :func:`compress_if_large`); a plain one is returned as it is. A page keeps the compressed
+    data in ``<script type="application/octet-stream" id="kg-blob">`` (``{"gzIn": "kg-blob"}``
+    in place of the store): pass the page's text as ``page`` to read it from there."""
+    if "gzIn" in store:
+        import re
+
+        match = re.search(r'<script type="application/octet-stream" id="%s">([^<]*)</script>' % store["gzIn"], page or "")
+        if match is None:
+            raise ValueError("the page keeps its data in a blob; pass the page's text")
+        store = {"gz": match.group(1).strip()}
     if "gz" not in store:
         return vis_nodes, store
     import base64

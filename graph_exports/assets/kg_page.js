@@ -10,9 +10,9 @@
   /* A large page carries its nodes and store gzip'd (graph_exports/page_data.py): inflate them
      here, in the page, with no request (DecompressionStream reads a Blob made from the text). */
   const scriptStart = performance.now();
-  if (window.KG_DATA.store && window.KG_DATA.store.gz) {
+  if (window.KG_DATA.store && window.KG_DATA.store.gzIn) {
     const t = performance.now();
-    const text64 = atob(window.KG_DATA.store.gz);
+    const text64 = atob(document.getElementById(window.KG_DATA.store.gzIn).textContent.trim());
     const bytes = new Uint8Array(text64.length);
     for (let i = 0; i < text64.length; i++) bytes[i] = text64.charCodeAt(i);
     const text = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();

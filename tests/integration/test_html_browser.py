@@ -503,7 +503,7 @@ def test_compressed_page_opens_with_the_same_data(browser, tmp_path, monkeypatch
     evidence = plain.evaluate(f"JSON.stringify(kg.data.evidence(kg.data.edges.find(e => e.id === {eid!r})))")
     monkeypatch.setattr(page_data, "COMPRESS_ABOVE", 1000)
     path = write_html(g, tmp_path / "packed.html")
-    assert '"gz":' in path.read_text(encoding="utf-8")
+    assert '<script type="application/octet-stream" id="kg-blob">' in path.read_text(encoding="utf-8")
     packed = open_page(browser, path)
     assert packed.evaluate("JSON.stringify([kg.data.nodes.map(n => [n.id, n.name, n.abstract || null, n.papers || null]),"
                            " kg.data.edges.map(e => [e.id, e.from, e.to, e.type])])") == expected

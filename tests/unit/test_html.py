@@ -35,7 +35,7 @@ def page_data(page: str) -> dict:
         match = re.search(rf"^  {key}: (.*?),?$", page, re.M)
         assert match, f"no {key} line in the page"
         out[key] = json.loads(match.group(1))
-    out["nodes"], out["edges"] = unpack(*decompress(out["nodes"], out.pop("store")))
+    out["nodes"], out["edges"] = unpack(*decompress(out["nodes"], out.pop("store"), page))
     derive(out["nodes"], out["edges"], out["meta"])
     return out
 
