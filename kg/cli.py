@@ -310,16 +310,17 @@ def html_cli(
     overview: Annotated[Optional[bool], typer.Option("--overview/--no-overview", help="Open on the communities, named by their distinctive entities (default: above 3,000 nodes).")] = None,
 ) -> None:
     """Write the interactive HTML page of a graph: one file that opens offline."""
-    from graph_exports.html import write_html
+    from graph_exports.html import PageOptions, write_html
 
     from .graph import KnowledgeGraph
 
     g = KnowledgeGraph.load(graph)
     keep = [part.strip() for item in labels or [] for part in item.split(",") if part.strip()] or None
     years = (year_from, year_to) if year_from is not None or year_to is not None else None
-    path = write_html(g, out, view=view, focus=focus, radius=radius, labels=keep, min_support=min_support,
-                      years=years, max_nodes=max_nodes, size_by=size_by, paper=paper, map_size=map_size,
-                      overview=overview)
+    options = PageOptions(view=view, focus=focus, radius=radius, labels=keep, min_support=min_support,
+                          years=years, max_nodes=max_nodes, size_by=size_by, paper=paper,
+                          map_size=map_size, overview=overview)
+    path = write_html(g, out, options)
     typer.echo(str(path))
 
 

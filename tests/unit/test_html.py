@@ -325,3 +325,21 @@ def test_kg_html_command_writes_the_page(tiny, tmp_path):
     data = page_data(out.read_text(encoding="utf-8"))
     assert data["meta"]["view"] == "papers" and data["meta"]["sizeBy"] == "support"
     assert len(data["nodes"]) == 2 and len(data["edges"]) == 1
+
+
+# --- one options object, one name lookup ------------------------------------------------------------
+
+
+def test_page_options_object_and_keywords_give_the_same_page(tiny):
+    from graph_exports.html import PageOptions
+
+    assert to_html(tiny, PageOptions(view="papers", size_by="support")) == to_html(tiny, view="papers", size_by="support")
+    with pytest.raises(ExportError, match="unknown page option 'colour'"):
+        to_html(tiny, colour="red")
+
+
+def test_focus_finds_names_as_knowledge_graph_find_does(tiny):
+    from kg import traverse
+
+    for name in ("large language models", "Large-Language-Model", "LLMs"):
+        assert resolve_focus(tiny, name) == traverse.find(tiny, name) == "method:large language model"
