@@ -42,7 +42,7 @@ STORE_VERSION = 1
 #: (``{"gz": ...}`` in place of the store, no pyvis nodes); the page inflates it with the
 #: browser's DecompressionStream. Smaller pages stay plain JSON, readable in the file. In the page the base64 sits in a script
 #: element of type application/octet-stream, which the browser never parses as JavaScript.
-COMPRESS_ABOVE = 2_000_000
+COMPRESS_ABOVE = 500_000
 
 _PAPER_KEYS = ("paperTitle", "titleDerived", "year", "venue", "authors", "keywords", "abstract", "mentions", "source")
 

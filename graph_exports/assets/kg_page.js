@@ -873,8 +873,42 @@
   // ------------------------------------------------------------------------------------------
   // the overview: communities open into their members on click
 
+  let members = null; // community index -> its nodes, built on first use
   function membersOf(i) {
-    return DATA.nodes.filter((n) => communityOf(n) === i);
+    if (members === null) {
+      members = new Map();
+      for (const n of DATA.nodes) {
+        const c = communityOf(n);
+        if (!members.has(c)) members.set(c, []);
+        members.get(c).push(n);
+      }
+    }
+    return members.get(i) || [];
+  }
+
+  let edgesOf = null; // node id -> its edges, built on first use
+  /* Put on show the edges of `ids` whose other end is on show (and whose type and labels are not
+     hidden): opening a community touches its members' edges, not every edge of the page. */
+  function addEdgesOf(ids) {
+    if (edgesOf === null) {
+      edgesOf = new Map();
+      for (const e of DATA.edges) {
+        for (const end of [e.from, e.to]) {
+          if (!edgesOf.has(end)) edgesOf.set(end, []);
+          edgesOf.get(end).push(e);
+        }
+      }
+    }
+    const add = [], seen = new Set();
+    for (const id of ids) {
+      for (const e of edgesOf.get(id) || []) {
+        if (seen.has(e.id) || !present.has(e.from) || !present.has(e.to)) continue;
+        seen.add(e.id);
+        if (state.hiddenTypes.has(e.type) || state.hiddenLabels.has(byId.get(e.from).kind) || state.hiddenLabels.has(byId.get(e.to).kind)) continue;
+        if (edges.get(e.id) === null) add.push(Object.assign({}, e, { hidden: false, label: undefined }));
+      }
+    }
+    if (add.length) edges.add(add);
   }
 
   /* Opening a community adds its OPEN_CAP most connected members (papers and entities alike, by
@@ -905,8 +939,8 @@
         present.add(n.id);
         painted.set(n.id, (state.colourBy === "community" ? n.cc : n.lc) + "|false|" + sizeOf(n));
       }
-      nodes.add(add.map((n) => Object.assign(visNode(n), { size: sizeOf(n), color: { background: state.colourBy === "community" ? n.cc : n.lc, border: n.lc } })));
-      repaint();
+      nodes.add(add.map((n) => Object.assign(visNode(n), { size: sizeOf(n), hidden: state.hiddenLabels.has(n.kind), color: { background: state.colourBy === "community" ? n.cc : n.lc, border: n.lc } })));
+      addEdgesOf(add.map((n) => n.id));
     }
     if (show) {
       state.selected = null;
