@@ -104,8 +104,9 @@ LARGE_GRAPH = 1000
 OVERVIEW_ABOVE = 3000
 #: Caps on what one node or edge carries to the page (the panel says when a list was cut).
 _MAX_PAPERS_PER_ENTITY = 100
-_MAX_EVIDENCE_PER_EDGE = 5
-_MAX_SHARED_PER_EDGE = 50
+_MAX_EVIDENCE_PER_EDGE = 3
+_MAX_SHARED_PER_EDGE = 12
+_MAX_TERMS_PER_EDGE = 6
 _LABEL_CHARS = 30
 _TEMPLATE = "kg_page.html"
 _NONCE_SLOT = "kg-nonce-slot"
@@ -256,7 +257,7 @@ def page_edges(graph: Any, selection: Selection, *, view: str = "knowledge") -> 
     """vis-network edge records, one per MultiDiGraph edge, with their evidence.
 
     Fields: ``id`` (``e<n>``), ``from``, ``to``, ``type``, ``weight``, ``count``, ``evidence``
-    (at most five ``{sentence, start, end, text, extractor, score, paper_id}``) with
+    (at most three ``{sentence, start, end, text, extractor, score, paper_id}``) with
     ``evidenceTotal``; RELATED_TO edges carry ``shared`` (``[id, name]``), ``sharedTerms`` (the
     words and keywords that weigh most) and, in the paper map, a ``label`` naming what the two
     papers share (their entities, else their words).
@@ -287,7 +288,7 @@ def page_edges(graph: Any, selection: Selection, *, view: str = "knowledge") -> 
             shared = [[s, _display_name(s, g.nodes[s]) if s in g else s] for s in shared_ids]
             rec["shared"] = shared[:_MAX_SHARED_PER_EDGE]
             rec["sharedTotal"] = len(shared)
-            rec["sharedTerms"] = [str(t) for t in list(data.get("shared_terms") or [])]
+            rec["sharedTerms"] = [str(t) for t in list(data.get("shared_terms") or [])][:_MAX_TERMS_PER_EDGE]
             rec["color"] = {"color": "#7b9cc4", "opacity": 0.8}
             rec["dashes"] = view == "knowledge"
             rec["arrows"] = {"to": {"enabled": False}}  # symmetric: stored once, source < target

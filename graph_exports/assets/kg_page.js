@@ -809,10 +809,10 @@
     if (total <= SPREAD_N) return null;
     const box = el("div", { class: "kg-spread-note", id: "kg-spread-note" });
     if (shownCount < total) {
-      box.append("Showing the " + fmt(shownCount) + " strongest of " + fmt(total) + " connections. ");
+      box.append("Showing the " + fmt(shownCount) + " strongest of " + fmt(total) + " connections on show. ");
       box.append(el("button", { type: "button", id: "kg-show-all", onclick: () => showAll() }, ["Show all " + fmt(total)]));
     } else {
-      box.append("Showing all " + fmt(total) + " connections. ");
+      box.append("Showing all " + fmt(total) + " connections on show. ");
       box.append(el("button", { type: "button", id: "kg-show-strongest", onclick: () => showAll(false) }, ["Only the strongest " + fmt(SPREAD_N)]));
     }
     return box;

@@ -380,7 +380,7 @@ def test_hub_shows_its_strongest_neighbours_and_a_show_all_control(browser, tmp_
     shown = page.evaluate("kg.shownNeighbours()")
     assert len(shown) == 24
     note = page.evaluate("document.getElementById('kg-spread-note').innerText")
-    assert f"Showing the 24 strongest of {degree} connections" in note
+    assert f"Showing the 24 strongest of {degree} connections on show" in note
     boxes = label_boxes(page)
     assert page.evaluate(OVERLAPS) == []
     assert {hub, *shown} <= {b["id"] for b in boxes}, "the hub and its 24 strongest are all named"
