@@ -484,7 +484,7 @@
         if (it) items.push(it);
         if (++seen >= MAX_CANDIDATES) break;
       }
-      if (DATA.edges.length <= 400) for (const eid of edges.getIds()) {
+      if (edges.length <= 60) for (const eid of edges.getIds()) { // a few edges: name them too (more would clutter)
         const it = edgeItem(eid);
         if (it) items.push(it);
       }
@@ -1377,6 +1377,13 @@
           pos[j][0] += mx; pos[j][1] += my;
         }
       }
+      // keep the origin in the middle of the others: shift them so their centre is the origin
+      if (k > 2) {
+        let cx = 0, cy = 0;
+        for (let i = 1; i < k; i++) { cx += pos[i][0]; cy += pos[i][1]; }
+        cx /= k - 1; cy /= k - 1;
+        for (let i = 1; i < k; i++) { pos[i][0] -= cx - pos[0][0]; pos[i][1] -= cy - pos[0][1]; }
+      }
     }
     // then push apart any two closer than a name's height plus their dots
     for (let t = 0; t < 60; t++) {
@@ -1512,8 +1519,11 @@
     net.on("click", (p) => selectInMap(p.nodes && p.nodes.length ? p.nodes[0] : null, true));
     net.on("doubleClick", (p) => { if (p.nodes && p.nodes.length && p.nodes[0] !== mapState.origin) openMap(p.nodes[0]); });
     mapState.network = net;
-    net.fit({ animation: false });
-    net.moveTo({ scale: Math.min(1.3, net.getScale() * 0.85), animation: false });
+    // the origin in the middle, every paper in view
+    let reach = 60;
+    for (const p of positions.values()) reach = Math.max(reach, Math.hypot(p.x, p.y));
+    const half = Math.min(canvasBox.clientWidth, canvasBox.clientHeight) / 2;
+    net.moveTo({ position: { x: 0, y: 0 }, scale: Math.min(1.3, (0.92 * half) / (reach + 70)), animation: false });
     mapBox.dataset.origin = origin;
     return true;
   }
