@@ -1162,7 +1162,8 @@
     names.delete(n.name);
     return [...names];
   }
-  const index = DATA.nodes.map((n) => ({
+  let index = null; // built on the first search: on 100,000 nodes it costs a moment
+  const buildIndex = () => DATA.nodes.map((n) => ({
     id: n.id,
     name: n.name,
     kind: n.kind,
@@ -1178,6 +1179,7 @@
     const q = String(query || "").trim().toLowerCase();
     if (!q) return [];
     const hits = [];
+    if (index === null) index = buildIndex();
     for (const it of index) {
       if (it.mentioned === null) it.mentioned = mentionNames(it.source).map((t) => [t, t.toLowerCase(), "mentions"]);
       let best = null;
