@@ -507,10 +507,12 @@ def to_html(graph: Any, options: PageOptions | None = None, **kwargs: Any) -> st
     # stored once, compactly, beside it (graph_exports.page_data) and unpacked by the page.
     vis_nodes, store = pack(nodes, edges)
     packed = compress_if_large(vis_nodes, store)
-    blob = ""
+    blob = details = ""
     if packed is not None:  # large pages: nodes and store travel gzip'd, decoded by the page
-        # (in a script element that never runs: the browser does not parse it as JavaScript)
-        vis_nodes, store, blob = [], {"gzIn": "kg-blob"}, packed["gz"]
+        # (in script elements that never run: the browser does not parse them as JavaScript);
+        # the details (abstracts, evidence, aliases) are inflated after the first drawing
+        vis_nodes, store = [], {"gzIn": "kg-blob", "detailsIn": "kg-details"}
+        blob, details = packed["gz"], packed["details"]
     net = Network(directed=True, cdn_resources="in_line", height="100%", width="100%")
     net.node_ids = _IdList()
     for rec in vis_nodes:
@@ -532,6 +534,7 @@ def to_html(graph: Any, options: PageOptions | None = None, **kwargs: Any) -> st
         kg_page_css=_asset("kg_page.css"),
         kg_store=store,
         kg_blob=blob,
+        kg_details=details,
     )
     # pyvis renders its Network through ``templateEnv.get_template(path)``: swap in kg's page.
     net.templateEnv = env

@@ -35,7 +35,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["pack", "unpack", "derive", "compress_if_large", "decompress", "STORE_VERSION", "COMPRESS_ABOVE"]
+__all__ = ["pack", "unpack", "derive", "compress_if_large", "decompress", "split_details", "merge_details",
+           "STORE_VERSION", "COMPRESS_ABOVE"]
 
 STORE_VERSION = 1
 #: Pages whose data is larger than this (bytes of JSON) carry it gzip'd in base64
@@ -279,37 +280,81 @@ def derive(nodes: list[dict[str, Any]], edges: list[dict[str, Any]], meta: dict[
             n["papers"] = [[p, by_id[p]["name"]] for p in sorted(papers.get(n["id"], ()))[:100]]
 
 
-def compress_if_large(vis_nodes: list[dict[str, Any]], store: dict[str, Any], *, above: int | None = None) -> dict[str, Any] | None:
-    """``{"gz": base64 of gzip(JSON {nodes, store})}`` when the data is larger than ``above``
-    bytes (default ``COMPRESS_ABOVE``), else ``None``. Deterministic: the same data gives the same bytes (gzip mtime 0)."""
+def _gz(obj: Any) -> str:
     import base64
     import gzip
     import json
 
-    text = json.dumps({"nodes": vis_nodes, "store": store}, ensure_ascii=False, separators=(",", ":"))
-    raw = text.encode("utf-8")
-    if len(raw) <= (COMPRESS_ABOVE if above is None else above):
+    raw = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+
+
+def _ungz(text: str) -> Any:
+    import base64
+    import gzip
+    import json
+
+    return json.loads(gzip.decompress(base64.b64decode(text)).decode("utf-8"))
+
+
+def split_details(store: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(core, details)``: the store without what only the panels, search and evidence read
+    (each paper's authors, keywords, abstract, mentions and source; entity aliases; evidence
+    rows), and those, aligned with ``store["papers"]``, ``store["entities"]`` and the edges.
+    :func:`merge_details` puts them back."""
+    core = dict(store)
+    core["papers"] = [p[:5] + [[], [], "", [], None] for p in store["papers"]]
+    core["entities"] = [[e[0], None, *e[2:]] for e in store["entities"]]
+    core["edges"] = dict(store["edges"], ev=[None] * len(store["edges"]["ev"]))
+    details = {
+        "papers": [p[5:10] for p in store["papers"]],
+        "aliases": [e[1] for e in store["entities"]],
+        "ev": store["edges"]["ev"],
+    }
+    return core, details
+
+
+def merge_details(core: dict[str, Any], details: dict[str, Any]) -> dict[str, Any]:
+    """The whole store from :func:`split_details`'s two parts."""
+    store = dict(core)
+    store["papers"] = [p[:5] + list(d) for p, d in zip(core["papers"], details["papers"])]
+    store["entities"] = [[e[0], a, *e[2:]] for e, a in zip(core["entities"], details["aliases"])]
+    store["edges"] = dict(core["edges"], ev=details["ev"])
+    return store
+
+
+def compress_if_large(vis_nodes: list[dict[str, Any]], store: dict[str, Any], *, above: int | None = None) -> dict[str, Any] | None:
+    """``{"gz": ..., "details": ...}`` (base64 of gzip'd JSON: ``{nodes, store}`` without the
+    details, and the details, see :func:`split_details`) when the data is larger than ``above``
+    bytes (default ``COMPRESS_ABOVE``), else ``None``. The page draws from the first part and
+    inflates the second after its first drawing. Deterministic: the same data gives the same
+    bytes (gzip mtime 0)."""
+    import json
+
+    size = len(json.dumps({"nodes": vis_nodes, "store": store}, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    if size <= (COMPRESS_ABOVE if above is None else above):
         return None
-    return {"gz": base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")}
+    core, details = split_details(store)
+    return {"gz": _gz({"nodes": vis_nodes, "store": core}), "details": _gz(details)}
 
 
 def decompress(vis_nodes: list[dict[str, Any]], store: dict[str, Any], page: str | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The ``(vis_nodes, store)`` of a page, inflating a compressed store (see
     :func:`compress_if_large`); a plain one is returned as it is. A page keeps the compressed
-    data in ``<script type="application/octet-stream" id="kg-blob">`` (``{"gzIn": "kg-blob"}``
-    in place of the store): pass the page's text as ``page`` to read it from there."""
+    parts in ``<script type="application/octet-stream" id="kg-blob">`` and ``id="kg-details"``
+    (``{"gzIn": "kg-blob", "detailsIn": "kg-details"}`` in place of the store): pass the page's
+    text as ``page`` to read them from there."""
     if "gzIn" in store:
         import re
 
-        match = re.search(r'<script type="application/octet-stream" id="%s">([^<]*)</script>' % store["gzIn"], page or "")
-        if match is None:
-            raise ValueError("the page keeps its data in a blob; pass the page's text")
-        store = {"gz": match.group(1).strip()}
+        def blob(name: str) -> str:
+            match = re.search(r'<script type="application/octet-stream" id="%s">([^<]*)</script>' % name, page or "")
+            if match is None:
+                raise ValueError("the page keeps its data in blobs; pass the page's text")
+            return match.group(1).strip()
+
+        store = {"gz": blob(store["gzIn"]), "details": blob(store["detailsIn"])}
     if "gz" not in store:
         return vis_nodes, store
-    import base64
-    import gzip
-    import json
-
-    data = json.loads(gzip.decompress(base64.b64decode(store["gz"])).decode("utf-8"))
-    return data["nodes"], data["store"]
+    data = _ungz(store["gz"])
+    return data["nodes"], merge_details(data["store"], _ungz(store["details"]))

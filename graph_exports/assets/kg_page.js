@@ -10,13 +10,18 @@
   /* A large page carries its nodes and store gzip'd (graph_exports/page_data.py): inflate them
      here, in the page, with no request (DecompressionStream reads a Blob made from the text). */
   const scriptStart = performance.now();
-  if (window.KG_DATA.store && window.KG_DATA.store.gzIn) {
-    const t = performance.now();
-    const text64 = atob(document.getElementById(window.KG_DATA.store.gzIn).textContent.trim());
+  /* The JSON in a script element of type application/octet-stream, base64 of gzip. */
+  async function inflate(id) {
+    const text64 = atob(document.getElementById(id).textContent.trim());
     const bytes = new Uint8Array(text64.length);
     for (let i = 0; i < text64.length; i++) bytes[i] = text64.charCodeAt(i);
     const text = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
-    const inflated = JSON.parse(text);
+    return JSON.parse(text);
+  }
+  const detailsIn = window.KG_DATA.store && window.KG_DATA.store.detailsIn;
+  if (window.KG_DATA.store && window.KG_DATA.store.gzIn) {
+    const t = performance.now();
+    const inflated = await inflate(window.KG_DATA.store.gzIn);
     window.KG_DATA.nodes = inflated.nodes;
     window.KG_DATA.store = inflated.store;
     window.KG_DATA.inflateMs = performance.now() - t;
@@ -120,7 +125,27 @@
         return ev;
       });
     }
-    return { nodes: nodes, edges: edges, options: raw.options, meta: meta, ext: ext, evidence: evidence };
+    /* The second part of a large page (graph_exports/page_data.split_details): each paper's
+       authors, keywords, abstract, mentions and source, entity aliases, evidence rows. */
+    function mergeDetails(d) {
+      st.papers.forEach((p, k) => {
+        const n = nodes[p[0]];
+        const [authors, keywords, abstract, flat, source] = d.papers[k];
+        const mentions = [];
+        for (let j = 0; j < flat.length; j += 4) {
+          const eid = entityId(flat[j + 3]);
+          mentions.push(eid ? [flat[j], flat[j + 1], st.strings[flat[j + 2]], eid] : [flat[j], flat[j + 1], st.strings[flat[j + 2]]]);
+        }
+        Object.assign(n, { authors: authors, keywords: keywords, abstract: abstract, mentions: mentions, source: source });
+      });
+      st.entities.forEach((e, k) => {
+        const n = nodes[e[0]];
+        n.aliases = d.aliases[k] !== null ? d.aliases[k] : [n.name];
+      });
+      d.ev.forEach((rows, j) => { edges[j].evRows = rows; });
+      abstractPoints.clear();
+    }
+    return { nodes: nodes, edges: edges, options: raw.options, meta: meta, ext: ext, evidence: evidence, mergeDetails: mergeDetails };
   }
 
   const unpackStart = performance.now();
@@ -633,7 +658,9 @@
   const panel = document.getElementById("kg-panel");
   const panelBody = document.getElementById("kg-panel-body");
 
-  function openPanel(children) {
+  let panelBuilder = null; // how the open panel was built, to build it again when details arrive
+  function openPanel(children, builder) {
+    panelBuilder = builder || null;
     panelBody.replaceChildren(...children);
     panel.hidden = false;
     panel.scrollTop = 0;
@@ -737,7 +764,7 @@
     if (n.authors && n.authors.length) parts.push(el("div", { class: "kg-meta", text: n.authors.join(", ") }));
     if (n.keywords && n.keywords.length) parts.push(el("div", {}, n.keywords.map((k) => el("span", { class: "kg-chip", text: k }))));
     parts.push(el("h4", { text: "Abstract" }));
-    parts.push(markedAbstract(n.abstract, n.mentions));
+    parts.push(kg.detailsReady ? markedAbstract(n.abstract, n.mentions) : el("p", { class: "kg-muted", text: "loading the abstract…" }));
     if (related(n.id).size) {
       parts.splice(2, 0, el("div", { class: "kg-buttons" }, [
         el("button", { type: "button", id: "kg-map-open", onclick: () => openMap(n.id) }, ["Map around this paper (" + fmt(related(n.id).size) + " related)"]),
@@ -797,6 +824,8 @@
         if (how) src.push(" · " + how);
         parts.push(el("div", { class: "kg-meta kg-muted" }, src));
       }
+    } else if (!kg.detailsReady && e.evidenceTotal) {
+      parts.push(el("div", { class: "kg-meta kg-muted", text: "loading the evidence…" }));
     } else if (e.type !== "RELATED_TO") {
       parts.push(el("div", { class: "kg-meta kg-muted", text: "no evidence sentence recorded" }));
     }
@@ -828,11 +857,14 @@
     state.selected = id;
     state.selectedEdge = null;
     network.selectNodes([id], true);
-    const parts = n.kind === "Paper" ? paperPanel(n) : entityPanel(n);
+    const build = () => {
+      const parts = n.kind === "Paper" ? paperPanel(n) : entityPanel(n);
+      const note = spreadNote();
+      if (note) parts.splice(2, 0, note);
+      return parts;
+    };
     const box = spread(id);
-    const note = spreadNote();
-    if (note) parts.splice(2, 0, note);
-    openPanel(parts);
+    openPanel(build(), build);
     panel.dataset.node = id;
     delete panel.dataset.edge;
     frame(box);
@@ -854,7 +886,7 @@
     state.selectedEdge = eid;
     network.selectEdges([eid]);
     network.redraw();
-    openPanel(edgePanel(e));
+    openPanel(edgePanel(e), () => edgePanel(e));
     panel.dataset.edge = eid;
     delete panel.dataset.node;
   }
@@ -1556,7 +1588,25 @@
   updateOverviewNote();
   buildControls();
   repaint();
+  /* A large page's details (abstracts, evidence, aliases) are inflated after the first drawing;
+     until then panels say so, and the panel on show is built again when they arrive. */
+  kg.detailsReady = !detailsIn;
+  async function loadDetails() {
+    const t = performance.now();
+    DATA.mergeDetails(await inflate(detailsIn));
+    kg.timing.details = performance.now() - t;
+    kg.detailsReady = true;
+    index = null; // search by aliases and mentions from now on
+    entityEdges = null;
+    if (!panel.hidden && panelBuilder) {
+      const top = panel.scrollTop;
+      panelBody.replaceChildren(...panelBuilder());
+      panel.scrollTop = top;
+    }
+  }
+
   network.once("afterDrawing", () => {
+    if (detailsIn) setTimeout(() => { loadDetails().catch((err) => console.error(err)); }, 0);
     kg.ready = true;
     kg.readyAt = performance.now();
     kg.timing.firstDraw = kg.readyAt - t2;

@@ -503,8 +503,16 @@ def test_compressed_page_opens_with_the_same_data(browser, tmp_path, monkeypatch
     evidence = plain.evaluate(f"JSON.stringify(kg.data.evidence(kg.data.edges.find(e => e.id === {eid!r})))")
     monkeypatch.setattr(page_data, "COMPRESS_ABOVE", 1000)
     path = write_html(g, tmp_path / "packed.html")
-    assert '<script type="application/octet-stream" id="kg-blob">' in path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    assert '<script type="application/octet-stream" id="kg-blob">' in text
+    assert '<script type="application/octet-stream" id="kg-details">' in text
     packed = open_page(browser, path)
+    # abstracts, evidence and aliases come after the first drawing; a panel opened before they
+    # arrive is built again with them
+    paper = packed.evaluate("kg.data.nodes.find(n => n.kind === 'Paper').id")
+    packed.evaluate(f"kg.selectNode({paper!r})")
+    start = g.nodes[paper]["abstract"][:40]
+    packed.wait_for(f"kg.detailsReady && document.getElementById('kg-panel-body').innerText.includes({start!r})")
     assert packed.evaluate("JSON.stringify([kg.data.nodes.map(n => [n.id, n.name, n.abstract || null, n.papers || null]),"
                            " kg.data.edges.map(e => [e.id, e.from, e.to, e.type])])") == expected
     assert packed.evaluate(f"JSON.stringify(kg.data.evidence(kg.data.edges.find(e => e.id === {eid!r})))") == evidence

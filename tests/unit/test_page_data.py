@@ -66,7 +66,7 @@ def test_large_pages_carry_their_data_gzipped_and_small_ones_plain(example):
     vis, store = pack(nodes, edges)
     assert compress_if_large(vis, store) is None  # 57 abstracts: plain JSON
     packed = compress_if_large(vis, store, above=1000)
-    assert set(packed) == {"gz"}
+    assert set(packed) == {"gz", "details"}
     assert decompress([], packed) == (vis, store)
     assert compress_if_large(vis, store, above=1000) == packed, "the same data gives the same bytes"
 
