@@ -51,6 +51,7 @@
         color: { background: meta.colourBy === "community" ? cc : v.color, border: v.color },
       };
     });
+    const marks = { nodes: performance.now() };
     const ext = st.ext || [];
     const entityId = (r) => (r >= 0 ? nodes[r].id : ext[-1 - r][0]);
     const entityName = (r) => (r >= 0 ? nodes[r].name : ext[-1 - r][1] || ext[-1 - r][0]);
@@ -67,10 +68,12 @@
         mentions: mentions, source: p[9],
       });
     }
+    marks.papers = performance.now();
     for (const e of st.entities) {
       const n = nodes[e[0]];
       Object.assign(n, { aliases: e[1] !== null ? e[1] : [n.name], support: e[2], mentionCount: e[3], papersTotal: e[4], papers: [] });
     }
+    marks.entities = performance.now();
     const es = st.edges;
     let topWeight = 0;
     for (const w of es.weight) topWeight = Math.max(topWeight, Number(w) || 0);
@@ -79,34 +82,50 @@
       if (!abstractPoints.has(i)) abstractPoints.set(i, Array.from(String(nodes[i].abstract || "")));
       return abstractPoints.get(i);
     };
-    const edges = [];
+    const edges = new Array(es.from.length);
+    class EdgeRecord {
+      constructor(j, from, to, type, weight, count, evTotal, evRows, width, color, dashed, arrows, rel) {
+        this.id = "e" + j; this.from = from; this.to = to; this.type = type; this.weight = weight;
+        this.count = count; this.evidenceTotal = evTotal; this.evRows = evRows; this.width = width;
+        this.color = color; this.dashes = dashed; this.arrows = arrows; this.hidden = dashed;
+        this.label = undefined; this.sharedTotal = rel ? rel[1] : 0; this.rel = rel || null;
+        this.sharedCache = null; this.termsCache = null;
+      }
+      /* [[entity id, name]] both papers link to (RELATED_TO), else null. */
+      get shared() {
+        if (!this.rel) return null;
+        if (this.sharedCache === null) this.sharedCache = this.rel[0].map((r) => [entityId(r), entityName(r)]);
+        return this.sharedCache;
+      }
+      /* The words RELATED_TO weighed, else null. */
+      get sharedTerms() {
+        if (!this.rel) return null;
+        if (this.termsCache === null) this.termsCache = this.rel[2].map((t) => st.strings[t]);
+        return this.termsCache;
+      }
+    }
+    // shared, read-only looks: one object for every edge of a kind (fewer allocations)
+    const RELATED_LOOK = { color: "#7b9cc4", opacity: 0.8 }, OTHER_LOOK = { color: "#b5b5b5", opacity: 0.9 };
+    const NO_ARROW = { to: { enabled: false } };
+    const knowledge = meta.view === "knowledge", papersView = meta.view === "papers";
     for (let j = 0; j < es.from.length; j++) {
       const a = nodes[es.from[j]], b = nodes[es.to[j]];
-      const type = st.types[es.type[j]];
       const weight = es.weight[j];
-      const rec = {
-        id: "e" + j, from: a.id, to: b.id, type: type, weight: weight, count: es.count[j],
-        evidenceTotal: es.evTotal[j], evRows: es.ev[j],
-        width: Math.round((1 + 3 * (topWeight > 0 ? (Number(weight) || 0) / topWeight : 0)) * 100) / 100,
-      };
       const rel = es.rel[j];
+      // every record has the same fields, in the same order (one shape for the engine); what
+      // RELATED_TO edges share is decoded when first read (see EdgeRecord)
+      const rec = new EdgeRecord(j, a.id, b.id, st.types[es.type[j]], weight, es.count[j], es.evTotal[j], es.ev[j],
+        Math.round((1 + 3 * (topWeight > 0 ? (Number(weight) || 0) / topWeight : 0)) * 100) / 100,
+        rel ? RELATED_LOOK : OTHER_LOOK, Boolean(rel) && knowledge, rel ? NO_ARROW : (large ? "" : "to"), rel);
       if (rel) {
-        rec.shared = rel[0].map((r) => [entityId(r), entityName(r)]);
-        rec.sharedTotal = rel[1];
-        rec.sharedTerms = rel[2].map((t) => st.strings[t]);
-        rec.color = { color: "#7b9cc4", opacity: 0.8 };
-        rec.dashes = meta.view === "knowledge";
-        rec.arrows = { to: { enabled: false } };
-        rec.hidden = meta.view === "knowledge";
-        const names = rec.shared.length ? rec.shared.map((s) => s[1]) : rec.sharedTerms;
-        if (meta.view === "papers" && names.length) rec.label = shortText(names.slice(0, 2).join(", "), 32) + (names.length > 2 ? " +" + (names.length - 2) : "");
-      } else {
-        rec.color = { color: "#b5b5b5", opacity: 0.9 };
-        rec.arrows = large ? "" : "to";
-        if (a.kind === "Paper" && b.kind !== "Paper") b.papers.push(a.id);
-      }
-      edges.push(rec);
+        if (papersView) {
+          const names = rec.shared.length ? rec.shared.map((x) => x[1]) : rec.sharedTerms;
+          if (names.length) rec.label = shortText(names.slice(0, 2).join(", "), 32) + (names.length > 2 ? " +" + (names.length - 2) : "");
+        }
+      } else if (a.kind === "Paper" && b.kind !== "Paper") b.papers.push(a.id);
+      edges[j] = rec;
     }
+    marks.edges = performance.now();
     const nameOf = new Map(nodes.map((n) => [n.id, n.name]));
     for (const n of nodes) {
       if (n.kind !== "Paper") n.papers = n.papers.sort().filter((p, k, all) => k === 0 || all[k - 1] !== p).slice(0, 100).map((p) => [p, nameOf.get(p)]);
@@ -145,7 +164,8 @@
       d.ev.forEach((rows, j) => { edges[j].evRows = rows; });
       abstractPoints.clear();
     }
-    return { nodes: nodes, edges: edges, options: raw.options, meta: meta, ext: ext, evidence: evidence, mergeDetails: mergeDetails };
+    marks.lists = performance.now();
+    return { nodes: nodes, edges: edges, options: raw.options, meta: meta, ext: ext, evidence: evidence, mergeDetails: mergeDetails, marks: marks };
   }
 
   const unpackStart = performance.now();
@@ -396,10 +416,14 @@
   let byPriority = null; // node ids, biggest first: candidates for a name when nothing is selected
   const labelSide = new Map(); // node id -> "left" | "right" (spread columns); default below
 
+  let metaPriority = null;
   function priorityOrder() {
+    if (metaPriority === null) metaPriority = [...metaById.values()].sort((a, b) => b.size - a.size || a.i - b.i).map((c) => c.id);
+    if (!present.size) return metaPriority; // the overview with nothing open: only meta-nodes
     if (byPriority === null) {
-      byPriority = [...metaById.values()].sort((a, b) => b.size - a.size || a.i - b.i).map((c) => c.id).concat(DATA.nodes.slice()
-        .sort((a, b) => sizeOf(b) - sizeOf(a) || (b.sup || 0) - (a.sup || 0) || (a.id < b.id ? -1 : 1))
+      const size = new Map(DATA.nodes.map((n) => [n.id, sizeOf(n)]));
+      byPriority = metaPriority.concat(DATA.nodes.slice()
+        .sort((a, b) => size.get(b.id) - size.get(a.id) || (b.sup || 0) - (a.sup || 0) || (a.id < b.id ? -1 : 1))
         .map((n) => n.id));
     }
     return byPriority;
