@@ -1154,7 +1154,15 @@
   function updateCommunityNote() {
     const note = document.getElementById("kg-community-note");
     if (state.colourBy === "community") {
-      note.textContent = "Fill colour: community (" + fmt(META.communities) + " found by Louvain). Shape and border: label.";
+      let text = "Fill colour: community (" + fmt(META.communities) + " found by Louvain). Shape and border: label.";
+      if (OV) {
+        const ys = OV.communities.map((c) => c.year).filter((y) => y !== null);
+        if (ys.length && Math.max(...ys) > Math.min(...ys)) {
+          text = "Circles: communities, coloured by the mean year of their papers (light " + Math.min(...ys).toFixed(1) +
+            ", dark " + Math.max(...ys).toFixed(1) + "). Opened members: fill by community, shape and border by label.";
+        }
+      }
+      note.textContent = text;
       note.hidden = false;
     } else {
       note.hidden = true;
