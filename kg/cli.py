@@ -308,19 +308,24 @@ def html_cli(
     min_support: Annotated[int, typer.Option("--min-support", help="Leave out entities found in fewer papers.")] = 1,
     year_from: Annotated[Optional[int], typer.Option("--year-from", help="Leave out papers before this year.")] = None,
     year_to: Annotated[Optional[int], typer.Option("--year-to", help="Leave out papers after this year.")] = None,
-    max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", help="Keep the N most supported nodes; the page lists what was left out.")] = None,
+    max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", help="Keep N nodes: papers and entities in their shares, the most supported of each; the page lists what was left out.")] = None,
     size_by: Annotated[str, typer.Option("--size-by", help="degree or support.")] = "degree",
+    paper: Annotated[Optional[str], typer.Option("--paper", help="The paper map of this paper (id, title or name): it and its most related papers, opened on the map.")] = None,
+    map_size: Annotated[int, typer.Option("--map-size", help="Related papers on a paper map (1-50).")] = 30,
+    overview: Annotated[Optional[bool], typer.Option("--overview/--no-overview", help="Open on the communities, named by their distinctive entities (default: above 3,000 nodes).")] = None,
 ) -> None:
     """Write the interactive HTML page of a graph: one file that opens offline."""
-    from graph_exports.html import write_html
+    from graph_exports.html import PageOptions, write_html
 
     from .graph import KnowledgeGraph
 
     g = KnowledgeGraph.load(graph)
     keep = [part.strip() for item in labels or [] for part in item.split(",") if part.strip()] or None
     years = (year_from, year_to) if year_from is not None or year_to is not None else None
-    path = write_html(g, out, view=view, focus=focus, radius=radius, labels=keep, min_support=min_support,
-                      years=years, max_nodes=max_nodes, size_by=size_by)
+    options = PageOptions(view=view, focus=focus, radius=radius, labels=keep, min_support=min_support,
+                          years=years, max_nodes=max_nodes, size_by=size_by, paper=paper,
+                          map_size=map_size, overview=overview)
+    path = write_html(g, out, options)
     typer.echo(str(path))
 
 

@@ -104,20 +104,91 @@ _NAME_AFTER_CUE = re.compile(
 )
 
 
-def derive_label(abstract: str, n_words: int = 8) -> str:
-    """A short display name for a paper without a title.
+_STUDY_CUE = re.compile(
+    r"\b(?:we|this (?:paper|work|study)|here,? we)\s+(?:first\s+|further\s+|then\s+)?"
+    r"(?:propose|introduce|present|develop|study|investigate|address|tackle|consider|explore|analy[sz]e|revisit|examine|design)s?\b\s+",
+    re.I,
+)
+_PROBLEM_OF = re.compile(r"^(?:(?:a|an|the)\s+)?(?:(?:open\s+|important\s+|fundamental\s+|key\s+)?(?:problem|challenge|task|question|issue)s?\s+of\s+)", re.I)
+_LEADING = re.compile(r"^(?:(?:a|an|the|our|this|these|two|three|several|new|novel|simple|general|unified|principled|first)\s+)+", re.I)
+#: Words that end the noun phrase of what a paper proposes or studies.
+_NP_END = frozenset("""that which where whose who to by via using through while when is are was were can
+    could will would that, we our it its this these based achieves achieve enables enable improves
+    improve allows allow yields yield leverages leverage called named termed dubbed than comprising
+    consisting including containing featuring""".split())
+#: Heads that name no paper ("a major barrier", "the central challenge").
+_GENERIC_HEAD = frozenset("""challenge challenges barrier barriers problem problems bottleneck limitation
+    limitations issue issues question questions gap goal task way need""".split())
+_SMALL = frozenset("a an the of for and or in on with to from via by at as vs".split())
+#: First words of a sentence that do not begin the name of a topic ("In the era of ...").
+_NOT_A_TOPIC = frozenset("""in inspired recent recently previous prior several many most some existing current
+    although while despite as with to over we our this these it there however given since because when
+    if for from by on at one a an the such modern today conventional traditional typical""".split())
+_TOPIC_VERB = re.compile(
+    r"^((?:[A-Za-z][\w\-]*\s+){0,5}?[A-Za-z][\w\-]*(?:\s+\([A-Za-z0-9\-]+\))?)\s+"
+    r"(?:is|are|has|have|aims|aim|remains|remain|plays|play|enables|enable|offers|offer|suffers|suffer|"
+    r"struggles|struggle|relies|rely|requires|require|faces|face|seeks|seek|promises|provides|provide|"
+    r"shows|show|holds|hold|lies|lie)\b"
+)
 
-    The name the abstract coins when it has one ("we introduce String Seed of Thought (SSoT)" ->
-    "SSoT", "we propose RECALL, a ..." -> "RECALL"), else its first ``n_words`` words.
+
+def _title_case(words: list[str]) -> str:
+    out = []
+    for i, w in enumerate(words):
+        if any(c.isupper() for part in w.split("-") for c in part[1:]) or (i and w.lower() in _SMALL):
+            out.append(w)
+        else:
+            out.append("-".join(part[:1].upper() + part[1:] for part in w.split("-")))
+    return " ".join(out)
+
+
+def _noun_phrase(text: str, limit: int = 9) -> list[str]:
+    """The words of ``text`` up to the end of its first noun phrase (a stop word, a clause word or
+    punctuation), at most ``limit``."""
+    words: list[str] = []
+    for raw in text.split():
+        word = raw.rstrip(",.;:)")
+        if not word or word.lower() in _NP_END or word.startswith("("):
+            break
+        words.append(word)
+        if raw != word or len(words) >= limit:
+            break
+    while words and words[-1].lower() in _SMALL:
+        words.pop()
+    return words
+
+
+def derive_label(abstract: str, n_words: int = 8) -> str:
+    """A short display name for a paper without a title, that reads as a title.
+
+    In order: the name the abstract coins ("we introduce String Seed of Thought (SSoT)" ->
+    "SSoT", "we propose RECALL, a ..." -> "RECALL"); else the noun phrase of what it proposes or
+    studies, title-cased ("we address the problem of fine-tuning diffusion models for ..." ->
+    "Fine-Tuning Diffusion Models for ..."); else the topic its first sentence is about
+    ("Dataset distillation aims to ..." -> "Dataset Distillation"); else its first ``n_words``
+    words.
     """
     for cue in _CUE.finditer(abstract[:2000]):
-        tail = abstract[cue.end():cue.end() + 2000]
+        tail = abstract[cue.end():]
         acronym = _ACRONYM_AFTER_CUE.match(tail)
         if acronym and len(acronym.group(1)) >= 2:
             return acronym.group(1)
         name = _NAME_AFTER_CUE.match(tail)
         if name:
             return name.group(1).strip(" .")
+    for cue in _STUDY_CUE.finditer(abstract[:2000]):
+        tail = _LEADING.sub("", _PROBLEM_OF.sub("", _LEADING.sub("", abstract[cue.end():])))
+        words = _noun_phrase(tail)
+        if len(words) >= 2 and words[0].lower() not in _SMALL | {"and", "or", "that", "which", "two", "it"} \
+                and not (len(words) <= 3 and words[-1].lower() in _GENERIC_HEAD):
+            return _title_case(words)
+    for sentence in re.split(r"(?<=[.!?])\s+", abstract[:1500])[:2]:
+        body = re.sub(r"^(?:the|a|an)\s+", "", sentence.strip(), flags=re.I)
+        topic = _TOPIC_VERB.match(body)
+        if topic:
+            words = topic.group(1).split()
+            if words[0].lower() not in _NOT_A_TOPIC and not (len(words) <= 3 and words[-1].lower() in _GENERIC_HEAD):
+                return _title_case(words)
     words = abstract.split()
     label = " ".join(words[:n_words])
     return label + ("\u2026" if len(words) > n_words else "")
