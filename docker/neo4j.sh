@@ -60,9 +60,14 @@ find_java() {
 #    resolved through the pom-only artifact org.neo4j.assembly:neo4j-community-standalone.
 install() {
   [ -f "$DIST/.complete" ] && return 0
+  mkdir -p "$CACHE"
+  if command -v flock >/dev/null 2>&1; then   # two first starts at once (two test runs) fetch once
+    exec 9>"$CACHE/.install.lock"
+    flock 9
+    [ -f "$DIST/.complete" ] && return 0
+  fi
   command -v mvn >/dev/null 2>&1 || die "first start needs Maven (mvn) to fetch Neo4j $NEO4J_VERSION from Maven Central (Debian: apt-get install maven)"
   log "fetching Neo4j $NEO4J_VERSION jars from Maven Central into $DIST (first start only, about a minute)"
-  mkdir -p "$CACHE"
   local tmp
   tmp=$(mktemp -d "$CACHE/.install.XXXXXX")
   cat > "$tmp/pom.xml" <<EOF

@@ -24,6 +24,7 @@ __all__ = [
     "RECOMPUTE_ENTITY_SUPPORT",
     "DELETE_ORPHAN_ENTITIES",
     "REMOVE_PAPER",
+    "FIND_PAPERS",
     "COUNT_NODES",
     "COUNT_RELATIONSHIPS",
 ]
@@ -72,13 +73,20 @@ def merge_paper_nodes() -> str:
 
 
 def merge_entity_nodes(label: str) -> str:
-    """Entities of one label: properties are set, aliases are the union of old and new (so a second
-    corpus adds its surface forms); ``support`` and ``mention_count`` are recomputed afterwards."""
+    """Entities of one label: properties are set, aliases are the sorted union of old and new (so a
+    second corpus adds its surface forms, in whichever order they came); ``name``, ``support`` and
+    ``mention_count`` are recomputed afterwards (:data:`RECOMPUTE_ENTITY_SUPPORT`)."""
     return (
         "UNWIND $rows AS row\n"
         f"MERGE (n:{_label(label)} {{id: row.id}})\n"
         f"SET n:{ENTITY_LABEL}, n += row.props\n"
-        "SET n.aliases = row.aliases + [a IN coalesce(n.aliases, []) WHERE NOT a IN row.aliases]"
+        "WITH n, row\n"
+        "CALL (n, row) {\n"
+        "    UNWIND row.aliases + coalesce(n.aliases, []) AS alias\n"
+        "    WITH DISTINCT alias ORDER BY alias\n"
+        "    RETURN collect(alias) AS aliases\n"
+        "}\n"
+        "SET n.aliases = aliases"
     )
 
 
@@ -95,25 +103,43 @@ def merge_relationships(rel_type: str, start_label: str, end_label: str) -> str:
 
 
 def merge_entity_relationships(rel_type: str, start_label: str, end_label: str) -> str:
-    """Entity -> entity relationships, which several corpora may support: ``papers`` is a union,
-    evidence from the pushed papers replaces their earlier evidence while other papers' evidence
-    stays (``evidence``, ``evidence_papers`` and ``sentences`` are parallel lists), and ``support``
-    is the number of papers."""
+    """Entity -> entity relationships, which several corpora may support. Each paper's share is kept
+    apart: ``papers`` with ``paper_counts`` and ``paper_weights`` (parallel lists), and the evidence
+    (``evidence``, ``evidence_papers``, ``sentences``). A push replaces its papers' shares and keeps
+    the others; every list is sorted by paper, ``count`` is the sum of the counts, ``weight`` the
+    largest weight and ``support`` the number of papers, so the result depends on what was pushed,
+    never on the order."""
     return (
         "UNWIND $rows AS row\n"
         f"MATCH (a:{_label(start_label)} {{id: row.start}})\n"
         f"MATCH (b:{_label(end_label)} {{id: row.end}})\n"
         f"MERGE (a)-[r:{_rel_type(rel_type)}]->(b)\n"
-        "WITH r, row, coalesce(r.evidence, []) AS old, coalesce(r.evidence_papers, []) AS old_papers,\n"
-        "     coalesce(r.sentences, []) AS old_sentences\n"
-        "WITH r, row, old, old_papers, old_sentences,\n"
-        "     [i IN range(0, size(old) - 1) WHERE NOT old_papers[i] IN row.papers] AS keep\n"
+        "WITH r, row, coalesce(r.papers, []) AS old_papers, coalesce(r.paper_counts, []) AS old_counts,\n"
+        "     coalesce(r.paper_weights, []) AS old_weights, coalesce(r.evidence, []) AS old_evidence,\n"
+        "     coalesce(r.evidence_papers, []) AS old_evidence_papers, coalesce(r.sentences, []) AS old_sentences\n"
+        "CALL (r, row, old_papers, old_counts, old_weights) {\n"
+        "    UNWIND [i IN range(0, size(old_papers) - 1) WHERE NOT old_papers[i] IN row.papers |\n"
+        "            [old_papers[i], coalesce(old_counts[i], 0), toFloat(coalesce(old_weights[i], r.weight, 0.0))]]\n"
+        "         + [i IN range(0, size(row.papers) - 1) | [row.papers[i], row.paper_counts[i], row.paper_weights[i]]]\n"
+        "         AS share\n"
+        "    WITH share ORDER BY share[0]\n"
+        "    RETURN collect(share[0]) AS papers, collect(share[1]) AS counts, collect(share[2]) AS weights\n"
+        "}\n"
+        "CALL (row, old_evidence, old_evidence_papers, old_sentences) {\n"
+        "    UNWIND [i IN range(0, size(old_evidence) - 1) WHERE NOT old_evidence_papers[i] IN row.papers |\n"
+        "            [old_evidence_papers[i], old_evidence[i], old_sentences[i]]]\n"
+        "         + [i IN range(0, size(row.evidence) - 1) | [row.evidence_papers[i], row.evidence[i], row.sentences[i]]]\n"
+        "         AS item\n"
+        "    WITH item ORDER BY item[0], item[1]\n"
+        "    RETURN collect(item[0]) AS evidence_papers, collect(item[1]) AS evidence, collect(item[2]) AS sentences\n"
+        "}\n"
         "SET r += row.props,\n"
-        "    r.evidence = [i IN keep | old[i]] + row.evidence,\n"
-        "    r.evidence_papers = [i IN keep | old_papers[i]] + row.evidence_papers,\n"
-        "    r.sentences = [i IN keep | old_sentences[i]] + row.sentences,\n"
-        "    r.papers = row.papers + [p IN coalesce(r.papers, []) WHERE NOT p IN row.papers]\n"
-        "SET r.support = size(r.papers), r.evidence_count = size(r.evidence)"
+        "    r.papers = papers, r.paper_counts = counts, r.paper_weights = weights,\n"
+        "    r.count = reduce(total = 0, c IN counts | total + c),\n"
+        "    r.weight = reduce(top = 0.0, w IN weights | CASE WHEN w > top THEN w ELSE top END),\n"
+        "    r.support = size(papers),\n"
+        "    r.evidence = evidence, r.evidence_papers = evidence_papers, r.sentences = sentences,\n"
+        "    r.evidence_count = size(evidence)"
     )
 
 
@@ -127,13 +153,23 @@ WITH r, x.id AS target
 DELETE r
 RETURN collect(DISTINCT target) AS targets"""
 
-#: ``support`` = distinct papers linked to the entity, ``mention_count`` = their mentions of it.
+#: ``support`` = distinct papers linked to the entity, ``mention_count`` = their mentions of it,
+#: ``name`` = the name most of those papers' graphs gave it (``entity_name`` on each paper's
+#: relationship), ties broken by string order: a rule of the database's papers, not of push order.
 RECOMPUTE_ENTITY_SUPPORT = f"""\
 UNWIND $ids AS id
 MATCH (e:{ENTITY_LABEL} {{id: id}})
 OPTIONAL MATCH (p:Paper)-[r:{'|'.join(PAPER_RELATION_TYPES)}]->(e)
 WITH e, count(DISTINCT p) AS support, sum(coalesce(r.count, 1)) AS mentions
-SET e.support = support, e.mention_count = mentions"""
+CALL (e) {{
+    MATCH (p:Paper)-[r:{'|'.join(PAPER_RELATION_TYPES)}]->(e)
+    WHERE r.entity_name IS NOT NULL
+    WITH r.entity_name AS name, count(DISTINCT p) AS papers
+    ORDER BY papers DESC, name
+    LIMIT 1
+    RETURN collect(name) AS best
+}}
+SET e.support = support, e.mention_count = mentions, e.name = coalesce(head(best), e.name)"""
 
 #: Entities among ``$ids`` that no paper supports any more are deleted with their relationships.
 DELETE_ORPHAN_ENTITIES = f"""\
@@ -158,10 +194,15 @@ MATCH (:{ENTITY_LABEL} {{id: id}})-[r]->(:{ENTITY_LABEL})
 WHERE any(k IN $paper_keys WHERE k IN r.papers)
 WITH DISTINCT r
 WITH r, [i IN range(0, size(coalesce(r.evidence, [])) - 1) WHERE NOT r.evidence_papers[i] IN $paper_keys] AS keep,
-     [p IN r.papers WHERE NOT p IN $paper_keys] AS papers
+     [i IN range(0, size(r.papers) - 1) WHERE NOT r.papers[i] IN $paper_keys] AS stay
+WITH r, keep, stay, [i IN stay | coalesce(r.paper_counts[i], 0)] AS counts,
+     [i IN stay | toFloat(coalesce(r.paper_weights[i], r.weight, 0.0))] AS weights
 SET r.evidence = [i IN keep | r.evidence[i]], r.sentences = [i IN keep | r.sentences[i]],
-    r.evidence_papers = [i IN keep | r.evidence_papers[i]], r.papers = papers,
-    r.support = size(papers), r.evidence_count = size(keep)
+    r.evidence_papers = [i IN keep | r.evidence_papers[i]], r.papers = [i IN stay | r.papers[i]],
+    r.paper_counts = counts, r.paper_weights = weights,
+    r.count = reduce(total = 0, c IN counts | total + c),
+    r.weight = reduce(top = 0.0, w IN weights | CASE WHEN w > top THEN w ELSE top END),
+    r.support = size(stay), r.evidence_count = size(keep)
 WITH r WHERE size(r.papers) = 0
 DELETE r
 RETURN count(*) AS deleted""",
@@ -171,6 +212,9 @@ MATCH (p:Paper {id: $paper})
 DETACH DELETE p
 RETURN count(*) AS deleted""",
 ]
+
+#: Which of the node ids ``$ids`` are papers in the database.
+FIND_PAPERS = "MATCH (p:Paper) WHERE p.id IN $ids RETURN collect(p.id) AS ids"
 
 #: Counts for reports and tests.
 COUNT_NODES = "MATCH (n) RETURN count(n) AS n"

@@ -13,7 +13,8 @@ from typing import Any
 
 import networkx as nx
 
-from kg.errors import ExportError
+from kg.atomic import AtomicFiles, atomic_open
+from kg.errors import ExportError, KgError
 from kg.graph import KnowledgeGraph
 
 __all__ = ["to_node_link", "write_json", "to_graphml_graph", "write_graphml", "read_graphml"]
@@ -30,13 +31,16 @@ def to_node_link(graph: KnowledgeGraph | nx.MultiDiGraph) -> dict[str, Any]:
     return nx.node_link_data(_nx(graph), edges="links")
 
 
-def write_json(graph: KnowledgeGraph | nx.MultiDiGraph, path: str | Path) -> Path:
-    """Write node-link JSON; ``KnowledgeGraph.load`` reads it back."""
+def write_json(graph: KnowledgeGraph | nx.MultiDiGraph, path: str | Path, *,
+               files: AtomicFiles | None = None) -> Path:
+    """Write node-link JSON (whole or not at all); ``KnowledgeGraph.load`` reads it back."""
     g = graph if isinstance(graph, KnowledgeGraph) else KnowledgeGraph(graph)
     try:
-        return g.save(path)
-    except Exception as exc:  # GraphError already names the path
-        raise ExportError(str(exc)) from exc
+        return g.save(path, files=files)
+    except KgError:  # already names the path
+        raise
+    except Exception as exc:
+        raise ExportError(f"{path}: cannot write graph JSON ({exc})") from exc
 
 
 def _encode(value: Any) -> Any:
@@ -70,14 +74,14 @@ def to_graphml_graph(graph: KnowledgeGraph | nx.MultiDiGraph) -> nx.MultiDiGraph
     return out
 
 
-def write_graphml(graph: KnowledgeGraph | nx.MultiDiGraph, path: str | Path) -> Path:
-    """Write GraphML (networkx's writer, ``edge_id_from_attribute`` keeps the relationship type)."""
+def write_graphml(graph: KnowledgeGraph | nx.MultiDiGraph, path: str | Path, *,
+                  files: AtomicFiles | None = None) -> Path:
+    """Write GraphML (networkx's writer, ``edge_id_from_attribute`` keeps the relationship type),
+    whole or not at all."""
     path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        nx.write_graphml(to_graphml_graph(graph), path, named_key_ids=True)
-    except OSError as exc:
-        raise ExportError(f"{path}: cannot write GraphML ({exc.strerror or exc})") from exc
+    data = to_graphml_graph(graph)
+    with atomic_open(path, "wb", files=files) as handle:
+        nx.write_graphml(data, handle, named_key_ids=True)
     return path
 
 

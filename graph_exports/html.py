@@ -9,34 +9,60 @@ request, so text from abstracts can never run or load anything.
 
 What happens, in order (each step a pure function over the networkx graph):
 
-1. ``select`` picks the nodes and edges of the view (whole knowledge graph, or the paper map),
-   applies the filters (labels, minimum support, years), the focus neighbourhood and
-   ``max_nodes``, and records what was left out and why.
-2. ``communities`` colours large graphs by Louvain community; ``layout`` computes positions in
-   Python with a bounded number of iterations, so the page draws once and never simulates.
-3. ``page_nodes``/``page_edges`` turn nodes and edges into vis-network records that carry what the
-   side panel shows (abstract and mentions, aliases, supporting papers, evidence sentences).
+1. ``select`` (:mod:`graph_exports.view`) picks the nodes and edges of the view (whole knowledge
+   graph, or the papers), applies the filters (labels, minimum support, years), the focus
+   neighbourhood and ``max_nodes``, and records what was left out and why; with ``paper`` the
+   page is a paper map (:mod:`graph_exports.paper_map`).
+2. ``communities`` and ``layout`` (:mod:`graph_exports.layout`) compute Louvain communities and
+   positions in Python with a bounded number of iterations, so the page draws once and never
+   simulates; large pages open on an overview of the communities (:mod:`graph_exports.overview`).
+3. ``page_nodes``/``page_edges`` (this module) turn nodes and edges into records that carry what
+   the side panel shows; :mod:`graph_exports.page_data` stores them once and compactly.
+
+Every option travels in one :class:`PageOptions`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import networkx as nx
-import numpy as np
 
-from kg.errors import ExportError, NodeNotFound
+from kg.atomic import AtomicFiles, write_text
+from kg.errors import ExportError
 from kg.model import NODE_LABELS
+
+from .layout import communities, layout, undirected
+from .overview import overview as community_overview
+from .page_data import compress_if_large, pack
+from .paper_map import MAP_SIZE, MAX_MAP_SIZE, find_paper, paper_map
+from .view import (
+    SIZE_BY,
+    VIEWS,
+    Selection,
+    _as_nx,
+    _edge_type,
+    _label,
+    _norm_labels,
+    _support,
+    _year_text,
+    check_options,
+    resolve_focus,
+    select,
+)
+
+_undirected = undirected  # the name earlier callers import
 
 __all__ = [
     "VIEWS",
     "SIZE_BY",
     "LABEL_COLORS",
     "LABEL_SHAPES",
+    "PageOptions",
     "Selection",
     "resolve_focus",
     "select",
@@ -47,9 +73,6 @@ __all__ = [
     "to_html",
     "write_html",
 ]
-
-VIEWS: tuple[str, ...] = ("knowledge", "papers")
-SIZE_BY: tuple[str, ...] = ("degree", "support")
 
 #: One colour per node label (Tableau 10: distinct, readable on white, colour-blind friendlier).
 LABEL_COLORS: dict[str, str] = {
@@ -78,505 +101,16 @@ _COMMUNITY_COLORS: tuple[str, ...] = (
 #: Above this many nodes the page colours by community, draws no arrows, hides edges while
 #: dragging and does not animate (each frame of thousands of nodes is slow).
 LARGE_GRAPH = 1000
-#: Graphs up to this size are laid out in one piece; larger ones community by community.
-_ONE_PIECE = 350
+#: Above this many nodes the page opens on its overview (communities as named meta-nodes).
+OVERVIEW_ABOVE = 3000
 #: Caps on what one node or edge carries to the page (the panel says when a list was cut).
 _MAX_PAPERS_PER_ENTITY = 100
-_MAX_EVIDENCE_PER_EDGE = 5
-_MAX_SHARED_PER_EDGE = 50
+_MAX_EVIDENCE_PER_EDGE = 3
+_MAX_SHARED_PER_EDGE = 12
+_MAX_TERMS_PER_EDGE = 6
 _LABEL_CHARS = 30
 _TEMPLATE = "kg_page.html"
 _NONCE_SLOT = "kg-nonce-slot"
-
-
-# ---------------------------------------------------------------------------------------------
-# selection
-
-
-@dataclass(frozen=True)
-class Selection:
-    """The nodes and edges a page shows, and what it leaves out.
-
-    Attributes:
-        nodes: node ids, sorted.
-        edges: ``(u, v, key)`` triples of the MultiDiGraph, sorted.
-        focus: the resolved focus node id, or ``None``.
-        total_nodes: nodes of the view before filters, focus and ``max_nodes``.
-        total_edges: edges of the view before filters, focus and ``max_nodes``.
-        left_out: ``(reason, nodes removed)`` for each step that removed nodes, in order.
-        left_out_by_label: nodes removed by ``max_nodes``, per label.
-    """
-
-    nodes: list[str]
-    edges: list[tuple[str, str, str]]
-    focus: str | None = None
-    total_nodes: int = 0
-    total_edges: int = 0
-    left_out: list[tuple[str, int]] = field(default_factory=list)
-    left_out_by_label: dict[str, int] = field(default_factory=dict)
-
-
-def _as_nx(graph: Any) -> nx.MultiDiGraph:
-    """The networkx graph inside a ``KnowledgeGraph``, or the graph itself."""
-    g = getattr(graph, "nx", graph)
-    if not isinstance(g, nx.Graph):
-        raise ExportError(
-            f"to_html needs a KnowledgeGraph or a networkx graph, not {type(graph).__name__}"
-        )
-    return g
-
-
-def _label(data: dict[str, Any]) -> str:
-    return str(data.get("label") or "")
-
-
-def _support(data: dict[str, Any]) -> int:
-    try:
-        return int(data.get("support") or 0)
-    except (TypeError, ValueError):
-        return 0
-
-
-def _edge_type(key: Any, data: dict[str, Any]) -> str:
-    return str(data.get("type") or key)
-
-
-def _norm_labels(labels: Iterable[str] | str | None) -> set[str] | None:
-    if labels is None:
-        return None
-    if isinstance(labels, str):
-        labels = [part for part in labels.split(",")]
-    by_lower = {label.lower(): label for label in NODE_LABELS}
-    out: set[str] = set()
-    for raw in labels:
-        name = raw.strip()
-        if not name:
-            continue
-        if name.lower() not in by_lower:
-            raise ExportError(f"unknown label {name!r}; use one of {', '.join(NODE_LABELS)}")
-        out.add(by_lower[name.lower()])
-    return out
-
-
-def _names_of(g: nx.MultiDiGraph, node: str) -> list[str]:
-    data = g.nodes[node]
-    names = [str(data.get("name") or ""), str(data.get("title") or "")]
-    names += [str(a) for a in data.get("aliases") or ()]
-    return [n for n in names if n]
-
-
-def resolve_focus(graph: Any, focus: str) -> str:
-    """The node id ``focus`` names: a node id, or a name, title or alias (case-insensitive).
-
-    Raises:
-        NodeNotFound: nothing matches, or several nodes match (the message lists them).
-    """
-    g = _as_nx(graph)
-    if focus in g:
-        return focus
-    wanted = focus.strip().lower()
-    hits = sorted(n for n in g if any(name.lower() == wanted for name in _names_of(g, n)))
-    if len(hits) == 1:
-        return hits[0]
-    if not hits:
-        raise NodeNotFound(f"focus {focus!r}: no node has this id, name or alias")
-    shown = ", ".join(hits[:8]) + (" ..." if len(hits) > 8 else "")
-    raise NodeNotFound(f"focus {focus!r} is ambiguous: {shown}; pass a node id")
-
-
-def _check_options(
-    view: str,
-    radius: int,
-    min_support: int,
-    years: tuple[int | None, int | None] | None,
-    max_nodes: int | None,
-    size_by: str,
-) -> None:
-    if view not in VIEWS:
-        raise ExportError(f"unknown view {view!r}; use one of {', '.join(VIEWS)}")
-    if size_by not in SIZE_BY:
-        raise ExportError(f"unknown size_by {size_by!r}; use one of {', '.join(SIZE_BY)}")
-    if radius < 0:
-        raise ExportError(f"radius must be 0 or more, not {radius}")
-    if min_support < 0:
-        raise ExportError(f"min_support must be 0 or more, not {min_support}")
-    if max_nodes is not None and max_nodes < 1:
-        raise ExportError(f"max_nodes must be 1 or more, not {max_nodes}")
-    if years is not None:
-        if len(years) != 2:
-            raise ExportError(f"years must be (from, to), not {years!r}")
-        lo, hi = years
-        if lo is not None and hi is not None and lo > hi:
-            raise ExportError(f"years: {lo} is after {hi}")
-
-
-def _year_text(years: tuple[int | None, int | None]) -> str:
-    lo, hi = years
-    if lo is not None and hi is not None:
-        return f"{lo}–{hi}"
-    return f"from {lo}" if lo is not None else f"up to {hi}"
-
-
-def _in_years(data: dict[str, Any], years: tuple[int | None, int | None]) -> bool:
-    year = data.get("year")
-    if year is None or year == "":
-        return False
-    try:
-        year = int(year)
-    except (TypeError, ValueError):
-        return False
-    lo, hi = years
-    return (lo is None or year >= lo) and (hi is None or year <= hi)
-
-
-def select(
-    graph: Any,
-    *,
-    view: str = "knowledge",
-    focus: str | None = None,
-    radius: int = 1,
-    labels: Iterable[str] | str | None = None,
-    min_support: int = 1,
-    years: tuple[int | None, int | None] | None = None,
-    max_nodes: int | None = None,
-) -> Selection:
-    """The nodes and edges one page shows, and what it leaves out.
-
-    Parameters
-    ----------
-    graph : KnowledgeGraph or networkx.MultiDiGraph
-    view : "knowledge" (papers, entities and every edge) or "papers" (papers and RELATED_TO).
-    focus : a node id, name or alias; only nodes within ``radius`` hops (either direction) stay.
-        In the paper map an entity may be the focus: its papers are the centre.
-    labels : node labels to keep (default: all).
-    min_support : entities supported by fewer papers are left out (papers are not).
-    years : ``(from, to)``, either end ``None``; papers outside it, or without a year, are left
-        out, and so are entities that only those papers mention.
-    max_nodes : keep this many nodes, the most supported first (entities by ``support``,
-        papers by their number of connections); the focus node is always kept.
-
-    Returns
-    -------
-    Selection
-
-    Raises
-    ------
-    ExportError : an option is out of range.
-    NodeNotFound : the focus names no node, or is ambiguous.
-    """
-    g = _as_nx(graph)
-    _check_options(view, radius, min_support, years, max_nodes, "degree")
-    keep_labels = _norm_labels(labels)
-    left_out: list[tuple[str, int]] = []
-
-    # 1. the view
-    if view == "papers":
-        nodes = {n for n, d in g.nodes(data=True) if _label(d) == "Paper"}
-        edge_ok = lambda k, d: _edge_type(k, d) == "RELATED_TO"  # noqa: E731
-    else:
-        nodes = set(g.nodes)
-        edge_ok = lambda k, d: True  # noqa: E731
-    total_nodes = len(nodes)
-    total_edges = sum(
-        1 for u, v, k, d in g.edges(keys=True, data=True) if u in nodes and v in nodes and edge_ok(k, d)
-    )
-
-    def drop(reason: str, gone: set[str]) -> None:
-        if gone:
-            nodes.difference_update(gone)
-            left_out.append((reason, len(gone)))
-
-    # 2. filters
-    if keep_labels is not None:
-        gone = {n for n in nodes if _label(g.nodes[n]) not in keep_labels}
-        drop(f"labels other than {', '.join(sorted(keep_labels))}", gone)
-    if min_support > 1:
-        gone = {
-            n for n in nodes
-            if _label(g.nodes[n]) != "Paper" and _support(g.nodes[n]) < min_support
-        }
-        drop(f"entities with support below {min_support}", gone)
-    if years is not None and (years[0] is not None or years[1] is not None):
-        papers_out = {
-            n for n in nodes
-            if _label(g.nodes[n]) == "Paper" and not _in_years(g.nodes[n], years)
-        }
-        drop(f"papers outside {_year_text(years)} or without a year", papers_out)
-        orphans = set()
-        if papers_out:
-            for n in nodes:
-                if _label(g.nodes[n]) == "Paper":
-                    continue
-                papers = {m for m in nx.all_neighbors(g, n) if _label(g.nodes[m]) == "Paper"}
-                if papers and papers <= papers_out:
-                    orphans.add(n)
-        drop(f"entities only in papers outside {_year_text(years)}", orphans)
-
-    sub = _view_graph(g, nodes, edge_ok)
-
-    # 3. focus
-    focus_id = None
-    if focus is not None:
-        focus_id = resolve_focus(g, focus)
-        if view == "papers" and _label(g.nodes[focus_id]) != "Paper":
-            seeds = {m for m in nx.all_neighbors(g, focus_id) if m in nodes}
-            hops = max(radius - 1, 0)
-        else:
-            seeds = {focus_id}
-            hops = radius
-        if not seeds <= nodes or not seeds:
-            raise NodeNotFound(
-                f"focus {focus!r} ({focus_id}) is not in this view after the filters"
-            )
-        near = _within(sub, seeds, hops)
-        drop(f"farther than {radius} hop{'s' if radius != 1 else ''} from {focus_id}", nodes - near)
-        sub = sub.subgraph(nodes).copy()
-
-    # 4. max_nodes
-    by_label: dict[str, int] = {}
-    if max_nodes is not None and len(nodes) > max_nodes:
-        degree = dict(sub.degree())
-
-        def rank(n: str) -> tuple[int, int, int, str]:
-            data = g.nodes[n]
-            score = degree.get(n, 0) if _label(data) == "Paper" else _support(data)
-            return (0 if n == focus_id else 1, -score, -degree.get(n, 0), n)
-
-        ordered = sorted(nodes, key=rank)
-        gone = set(ordered[max_nodes:])
-        for n in gone:
-            label = _label(g.nodes[n]) or "other"
-            by_label[label] = by_label.get(label, 0) + 1
-        drop(f"max {max_nodes} nodes: the least supported", gone)
-        sub = sub.subgraph(nodes).copy()
-
-    edges = sorted((u, v, str(k)) for u, v, k in sub.edges(keys=True))
-    return Selection(
-        nodes=sorted(nodes),
-        edges=edges,
-        focus=focus_id,
-        total_nodes=total_nodes,
-        total_edges=total_edges,
-        left_out=left_out,
-        left_out_by_label=dict(sorted(by_label.items())),
-    )
-
-
-def _view_graph(g: nx.MultiDiGraph, nodes: set[str], edge_ok) -> nx.MultiDiGraph:
-    sub = nx.MultiDiGraph()
-    sub.add_nodes_from(nodes)
-    sub.add_edges_from(
-        (u, v, k)
-        for u, v, k, d in g.edges(keys=True, data=True)
-        if u in nodes and v in nodes and edge_ok(k, d)
-    )
-    return sub
-
-
-def _within(g: nx.MultiDiGraph, seeds: set[str], hops: int) -> set[str]:
-    """Nodes at most ``hops`` edges (either direction) from any seed."""
-    seen = set(seeds)
-    frontier = set(seeds)
-    for _ in range(hops):
-        nxt = set()
-        for n in frontier:
-            nxt.update(m for m in nx.all_neighbors(g, n) if m not in seen)
-        if not nxt:
-            break
-        seen |= nxt
-        frontier = nxt
-    return seen
-
-
-# ---------------------------------------------------------------------------------------------
-# communities and layout
-
-
-def _undirected(g: nx.MultiDiGraph, nodes: Sequence[str], edges: Sequence[tuple[str, str, str]]) -> nx.Graph:
-    """A simple weighted graph: one edge per connected pair, weight = number of edges."""
-    h = nx.Graph()
-    h.add_nodes_from(nodes)
-    for u, v, _k in edges:
-        if u == v:
-            continue
-        if h.has_edge(u, v):
-            h[u][v]["weight"] += 1
-        else:
-            h.add_edge(u, v, weight=1)
-    return h
-
-
-def communities(h: nx.Graph, *, seed: int = 0) -> list[set[str]]:
-    """Louvain communities of ``h``, largest first (ties by smallest node id)."""
-    if h.number_of_nodes() == 0:
-        return []
-    if h.number_of_edges() == 0:
-        return [{n} for n in sorted(h)]
-    found = nx.community.louvain_communities(h, weight="weight", seed=seed)
-    return sorted((set(c) for c in found), key=lambda c: (-len(c), min(c)))
-
-
-def _sunflower(count: int) -> np.ndarray:
-    """``count`` points spread evenly over the unit disk (first point in the centre)."""
-    k = np.arange(count, dtype=float)
-    r = np.sqrt(k + 0.5) / math.sqrt(max(count, 1))
-    theta = k * math.pi * (3 - math.sqrt(5))
-    return np.column_stack([r * np.cos(theta), r * np.sin(theta)])
-
-
-def _spaced(pos: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Centre ``pos`` and scale it so that the median distance to the nearest node is 1."""
-    if not pos:
-        return {}
-    arr = np.array(list(pos.values()), dtype=float)
-    arr -= arr.mean(axis=0)
-    if len(arr) > 1:
-        d = np.sqrt(((arr[:, None, :] - arr[None, :, :]) ** 2).sum(axis=2))
-        np.fill_diagonal(d, np.inf)
-        unit = float(np.median(d.min(axis=1)))
-        if unit > 1e-9:
-            arr /= unit
-    return {n: arr[i] for i, n in enumerate(pos)}
-
-
-def _piece(h: nx.Graph, *, seed: int) -> tuple[dict[str, np.ndarray], float]:
-    """Lay out one connected-ish piece with a bounded number of iterations.
-
-    Returns positions in units of the node spacing (median nearest-neighbour distance 1) and
-    the radius of the disk they fill, in the same units.
-    """
-    n = h.number_of_nodes()
-    if n == 1:
-        return {next(iter(h)): np.zeros(2)}, 0.5
-    if n <= _ONE_PIECE:
-        iterations = 100 if n <= 60 else 40 if n <= 200 else 25
-        pos = _spaced(nx.spring_layout(h, seed=seed, iterations=iterations, weight=None))
-    else:
-        # Too big for a dense spring layout: hubs in the middle, their neighbours around them.
-        order = sorted(h, key=lambda x: (-h.degree(x), x))
-        points = _sunflower(n)
-        points *= math.sqrt(n / math.pi)  # n points in the unit disk sit about sqrt(pi / n) apart
-        pos = {node: points[i] for i, node in enumerate(order)}
-    radius = max(float(np.hypot(p[0], p[1])) for p in pos.values()) + 0.5
-    return pos, radius
-
-
-def layout(
-    h: nx.Graph, groups: Sequence[set[str]] | None = None, *, seed: int = 0, spacing: float | None = None
-) -> dict[str, tuple[float, float]]:
-    """Positions for every node of ``h``, in pixels, computed once with bounded iterations.
-
-    Each connected component is laid out on its own, in a disk whose area grows with its size:
-    small ones by a spring layout, large ones (with ``groups``, their communities) community by
-    community, the community disks placed by a spring layout of the community graph. Isolated
-    nodes share one grid, sorted by ``order`` then id. The blocks are then packed, largest in
-    the middle, and pushed apart until none overlap.
-    """
-    if h.number_of_nodes() == 0:
-        return {}
-    if spacing is None:  # small graphs have room for bigger nodes and their names
-        spacing = 85.0 if h.number_of_nodes() <= _ONE_PIECE else 55.0
-    comps = sorted((set(c) for c in nx.connected_components(h)), key=lambda c: (-len(c), min(c)))
-    blocks: list[tuple[dict[str, np.ndarray], float]] = []
-    singles: list[str] = []
-    for comp in comps:
-        if len(comp) == 1:
-            singles.extend(comp)
-        elif len(comp) <= _ONE_PIECE or not groups:
-            local, radius = _piece(h.subgraph(comp), seed=seed)
-            blocks.append(({n: p * spacing for n, p in local.items()}, radius * spacing))
-        else:
-            inside = [c & comp for c in groups if c & comp]
-            blocks.append(_communities_block(h.subgraph(comp), inside, seed=seed, spacing=spacing))
-    if singles:
-        blocks.append(_grid(sorted(singles, key=lambda n: (h.nodes[n].get("order", ""), n))))
-    return _pack(blocks)
-
-
-def _grid(nodes: list[str], *, column: float = 240.0, row: float = 70.0) -> tuple[dict[str, np.ndarray], float]:
-    """Isolated nodes in rows wide enough for their names, about as wide as tall."""
-    cols = max(1, round(math.sqrt(len(nodes) * row / column)))
-    rows = math.ceil(len(nodes) / cols)
-    out = {}
-    for i, node in enumerate(nodes):
-        r, c = divmod(i, cols)
-        out[node] = np.array([(c - (cols - 1) / 2) * column, (r - (rows - 1) / 2) * row])
-    return out, math.hypot(cols * column, rows * row) / 2
-
-
-def _communities_block(
-    h: nx.Graph, groups: list[set[str]], *, seed: int, spacing: float
-) -> tuple[dict[str, np.ndarray], float]:
-    """One large component, community by community (see :func:`layout`)."""
-    groups = sorted(groups, key=lambda c: (-len(c), min(c)))
-    if len(groups) > 200:
-        # Hundreds of tiny communities: keep the big ones, pool the rest.
-        groups = groups[:199] + [set().union(*groups[199:])]
-    member = {node: i for i, c in enumerate(groups) for node in c}
-    q = nx.Graph()
-    q.add_nodes_from(range(len(groups)))
-    for u, v in h.edges():
-        a, b = member[u], member[v]
-        if a != b:
-            q.add_edge(a, b, weight=q[a][b]["weight"] + 1 if q.has_edge(a, b) else 1)
-    pieces = [_piece(h.subgraph(c), seed=seed) for c in groups]
-    radii = np.array([r * spacing for _pos, r in pieces])
-    centres = nx.spring_layout(q, seed=seed, iterations=100, weight="weight")
-    pts = np.array([centres[i] for i in range(len(groups))], dtype=float)
-    pts -= pts.mean(axis=0)
-    reach = float(np.sqrt((pts**2).sum(axis=1)).max()) or 1.0
-    # Spread the centres over a disk about as large as the communities packed together.
-    pts *= 1.15 * float(np.sqrt((radii**2).sum())) / reach
-    pts = _separate(pts, radii)
-    out: dict[str, np.ndarray] = {}
-    for i, (local, _r) in enumerate(pieces):
-        for node, p in local.items():
-            out[node] = pts[i] + p * spacing
-    extent = max(float(np.hypot(*(pts[i]))) + radii[i] for i in range(len(groups)))
-    return out, extent
-
-
-def _pack(blocks: list[tuple[dict[str, np.ndarray], float]]) -> dict[str, tuple[float, float]]:
-    """Place blocks (positions around 0, radius) without overlaps, largest in the middle."""
-    blocks = sorted(blocks, key=lambda b: -b[1])
-    radii = np.array([r for _, r in blocks], dtype=float)
-    if len(blocks) == 1:
-        centres = np.zeros((1, 2))
-    else:
-        centres = _sunflower(len(blocks)) * 1.1 * float(np.sqrt((radii**2).sum()))
-        centres -= centres[0]
-        centres = _separate(centres, radii)
-    out: dict[str, tuple[float, float]] = {}
-    for (pos, _r), c in zip(blocks, centres):
-        for node, p in pos.items():
-            out[node] = (round(float(c[0] + p[0]), 1), round(float(c[1] + p[1]), 1))
-    return out
-
-
-def _separate(pts: np.ndarray, radii: np.ndarray, *, iterations: int = 200) -> np.ndarray:
-    """Push disks apart until none overlap (or ``iterations`` run out)."""
-    pts = pts.copy()
-    if len(pts) < 2:
-        return pts
-    rng = np.random.default_rng(0)
-    need = radii[:, None] + radii[None, :] + 10.0
-    np.fill_diagonal(need, 0.0)
-    for _ in range(iterations):
-        diff = pts[:, None, :] - pts[None, :, :]
-        dist = np.sqrt((diff**2).sum(axis=2))
-        overlap = need - dist
-        np.fill_diagonal(overlap, 0.0)
-        if (overlap <= 0.5).all():
-            break
-        same = dist < 1e-6
-        np.fill_diagonal(same, False)
-        if same.any():
-            pts += rng.normal(scale=1.0, size=pts.shape) * same.any(axis=1)[:, None]
-            continue
-        np.fill_diagonal(dist, 1.0)
-        push = np.clip(overlap, 0.0, None) / dist / 2
-        pts += (diff * push[:, :, None]).sum(axis=1)
-    return pts
 
 
 # ---------------------------------------------------------------------------------------------
@@ -724,7 +258,7 @@ def page_edges(graph: Any, selection: Selection, *, view: str = "knowledge") -> 
     """vis-network edge records, one per MultiDiGraph edge, with their evidence.
 
     Fields: ``id`` (``e<n>``), ``from``, ``to``, ``type``, ``weight``, ``count``, ``evidence``
-    (at most five ``{sentence, start, end, text, extractor, score, paper_id}``) with
+    (at most three ``{sentence, start, end, text, extractor, score, paper_id}``) with
     ``evidenceTotal``; RELATED_TO edges carry ``shared`` (``[id, name]``), ``sharedTerms`` (the
     words and keywords that weigh most) and, in the paper map, a ``label`` naming what the two
     papers share (their entities, else their words).
@@ -755,7 +289,7 @@ def page_edges(graph: Any, selection: Selection, *, view: str = "knowledge") -> 
             shared = [[s, _display_name(s, g.nodes[s]) if s in g else s] for s in shared_ids]
             rec["shared"] = shared[:_MAX_SHARED_PER_EDGE]
             rec["sharedTotal"] = len(shared)
-            rec["sharedTerms"] = [str(t) for t in list(data.get("shared_terms") or [])]
+            rec["sharedTerms"] = [str(t) for t in list(data.get("shared_terms") or [])][:_MAX_TERMS_PER_EDGE]
             rec["color"] = {"color": "#7b9cc4", "opacity": 0.8}
             rec["dashes"] = view == "knowledge"
             rec["arrows"] = {"to": {"enabled": False}}  # symmetric: stored once, source < target
@@ -862,24 +396,71 @@ def _options(large: bool, view: str, edge_count: int) -> dict[str, Any]:
     }
 
 
-def to_html(
-    graph: Any,
-    *,
-    view: str = "knowledge",
-    focus: str | None = None,
-    radius: int = 1,
-    labels: Iterable[str] | str | None = None,
-    min_support: int = 1,
-    years: tuple[int | None, int | None] | None = None,
-    max_nodes: int | None = None,
-    size_by: str = "degree",
-    title: str | None = None,
-) -> str:
+@dataclass(frozen=True)
+class PageOptions:
+    """Every option of a page, in one place (``kg html``'s options; see docs/html.md).
+
+    Attributes:
+        view: "knowledge" (papers, entities, every edge) or "papers" (papers and RELATED_TO).
+        focus, radius: only the nodes within ``radius`` hops of this node (id, name or alias).
+        labels: node labels to keep (default: all).
+        min_support: entities supported by fewer papers are left out.
+        years: ``(from, to)``, either end ``None``.
+        max_nodes: keep this many nodes (papers and entities in their shares).
+        size_by: "degree" or "support".
+        title: the page title (default: from the view).
+        paper: make the page the paper map of this paper (id, title or name).
+        map_size: papers around the origin of a paper map (1-50).
+        overview: open on the communities (default: above ``OVERVIEW_ABOVE`` nodes).
+    """
+
+    view: str = "knowledge"
+    focus: str | None = None
+    radius: int = 1
+    labels: Iterable[str] | str | None = None
+    min_support: int = 1
+    years: tuple[int | None, int | None] | None = None
+    max_nodes: int | None = None
+    size_by: str = "degree"
+    title: str | None = None
+    paper: str | None = None
+    map_size: int = MAP_SIZE
+    overview: bool | None = None
+
+    def check(self) -> None:
+        """Raise ``ExportError`` for an option out of range."""
+        check_options(self.view, self.radius, self.min_support, self.years, self.max_nodes, self.size_by)
+        if not 1 <= self.map_size <= MAX_MAP_SIZE:
+            raise ExportError(f"a paper map holds 1 to {MAX_MAP_SIZE} papers, not {self.map_size}")
+
+    def selection(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`select`."""
+        return {"view": self.view, "focus": self.focus, "radius": self.radius, "labels": self.labels,
+                "min_support": self.min_support, "years": self.years, "max_nodes": self.max_nodes}
+
+
+def page_options(options: PageOptions | None = None, **kwargs: Any) -> PageOptions:
+    """``options`` with ``kwargs`` applied (each a field of :class:`PageOptions`)."""
+    known = {f.name for f in fields(PageOptions)}
+    unknown = sorted(set(kwargs) - known)
+    if unknown:
+        raise ExportError(f"unknown page option {unknown[0]!r}; use one of {', '.join(sorted(known))}")
+    base = options or PageOptions()
+    return PageOptions(**{**{f.name: getattr(base, f.name) for f in fields(PageOptions)}, **kwargs})
+
+
+def to_html(graph: Any, options: PageOptions | None = None, **kwargs: Any) -> str:
     """The interactive page for ``graph`` as one self-contained HTML string.
 
-    Parameters are those of :func:`select`, plus ``size_by`` ("degree": connections on the
-    page; "support": papers for an entity, entities for a paper) and an optional page title.
-    The same graph and options give the same bytes.
+    ``options`` (a :class:`PageOptions`), or its fields as keywords: the parameters of
+    :func:`select`, plus ``size_by`` ("degree": connections on the page; "support": papers for
+    an entity, entities for a paper) and an optional page title. With ``paper`` (an id, title or
+    name) the page is the paper map of that paper: it and its ``map_size`` most related papers
+    (:func:`graph_exports.paper_map.paper_map`), opened on the map; the filters of
+    :func:`select` do not apply. ``overview`` (default: above ``OVERVIEW_ABOVE`` nodes, never
+    for a focus or a paper map) opens the page on its communities
+    (:func:`graph_exports.overview.overview`), each opening into its members on click. The same
+    graph and options give the same bytes.
 
     Raises
     ------
@@ -888,18 +469,16 @@ def to_html(
     """
     from pyvis.network import Network  # imported here: pyvis is only needed for the page
 
-    _check_options(view, radius, min_support, years, max_nodes, size_by)
+    opts = page_options(options, **kwargs)
+    opts.check()
     g = _as_nx(graph)
-    sel = select(
-        g,
-        view=view,
-        focus=focus,
-        radius=radius,
-        labels=labels,
-        min_support=min_support,
-        years=years,
-        max_nodes=max_nodes,
-    )
+    view = opts.view
+    map_meta: dict[str, Any] = {"mapSize": opts.map_size}
+    if opts.paper is not None:
+        view = "papers"
+        sel, map_meta = _map_selection(g, opts.paper, opts.map_size)
+    else:
+        sel = select(g, **opts.selection())
     h = _undirected(g, sel.nodes, sel.edges)
     rank = {label: i for i, label in enumerate(NODE_LABELS)}
     for n in h:  # isolated nodes are gridded by label, then name
@@ -909,24 +488,38 @@ def to_html(
     groups = communities(h) if len(sel.nodes) > 1 else [set(sel.nodes)] if sel.nodes else []
     positions = layout(h, groups)
     colour_by = "community" if large else "label"
-    nodes = page_nodes(g, sel, positions, groups, size_by=size_by, colour_by=colour_by)
+    nodes = page_nodes(g, sel, positions, groups, size_by=opts.size_by, colour_by=colour_by)
     edges = page_edges(g, sel, view=view)
 
-    meta = _meta(g, sel, nodes, edges, view=view, radius=radius, groups=groups,
-                 colour_by=colour_by, size_by=size_by, large=large, title=title,
-                 labels=labels, min_support=min_support, years=years, max_nodes=max_nodes)
+    meta = _meta(g, sel, nodes, edges, opts, view=view, groups=groups, colour_by=colour_by, large=large)
+    meta.update(map_meta)
+    overview = opts.overview
+    paper, title = opts.paper, opts.title
+    if overview is None:
+        overview = len(sel.nodes) > OVERVIEW_ABOVE and sel.focus is None
+    if overview and len(sel.nodes) > 1:
+        meta["overview"] = community_overview(g, sel.nodes, groups, positions)
+    if paper is not None:
+        meta["options"] = [f"paper map of {sel.focus}, {len(sel.nodes) - 1} related papers"]
+        if title is None:
+            meta["title"] = "kg paper map: " + _short(_display_name(sel.focus, g.nodes[sel.focus]), 60)
 
+    # pyvis carries what vis-network draws of each node; the rest of the data (panels, edges) is
+    # stored once, compactly, beside it (graph_exports.page_data) and unpacked by the page.
+    vis_nodes, store = pack(nodes, edges)
+    packed = compress_if_large(vis_nodes, store)
+    blob = details = ""
+    if packed is not None:  # large pages: nodes and store travel gzip'd, decoded by the page
+        # (in script elements that never run: the browser does not parse them as JavaScript);
+        # the details (abstracts, evidence, aliases) are inflated after the first drawing
+        vis_nodes, store = [], {"gzIn": "kg-blob", "detailsIn": "kg-details"}
+        blob, details = packed["gz"], packed["details"]
     net = Network(directed=True, cdn_resources="in_line", height="100%", width="100%")
     net.node_ids = _IdList()
-    for rec in nodes:
+    for rec in vis_nodes:
         rec = dict(rec)
         node_id = rec.pop("id")
         net.add_node(node_id, label=rec.pop("label"), shape=rec.pop("shape"), color=rec.pop("color"), **rec)
-    for rec in edges:
-        rec = dict(rec)
-        # pyvis gives every directed edge an arrow unless told; large pages draw none.
-        rec.setdefault("arrows", "" if large else "to")
-        net.add_edge(rec.pop("from"), rec.pop("to"), **rec)
     net.options = _options(large, view, len(edges))
 
     from jinja2 import DictLoader, Environment
@@ -940,6 +533,9 @@ def to_html(
         kg_vis_css=vis_css,
         kg_page_js=_asset("kg_page.js"),
         kg_page_css=_asset("kg_page.css"),
+        kg_store=store,
+        kg_blob=blob,
+        kg_details=details,
     )
     # pyvis renders its Network through ``templateEnv.get_template(path)``: swap in kg's page.
     net.templateEnv = env
@@ -952,9 +548,41 @@ def to_html(
     )
 
 
-def _meta(g, sel: Selection, nodes, edges, *, view, radius, groups, colour_by, size_by, large,
-          title, labels, min_support, years, max_nodes) -> dict[str, Any]:
+def _map_selection(g: nx.MultiDiGraph, paper: str, size: int) -> tuple[Selection, dict[str, Any]]:
+    """The page of one paper map: the origin, its related papers and the RELATED_TO edges
+    among them, and the page facts the map needs (origin, size, names of shared entities)."""
+    origin = find_paper(g, paper)
+    ranked = paper_map(g, origin, size=size)
+    keep = {origin, *(r.paper for r in ranked)}
+    edges = sorted(
+        (u, v, str(k)) for u, v, k, d in g.edges(keys=True, data=True)
+        if u in keep and v in keep and _edge_type(k, d) == "RELATED_TO"
+    )
+    papers = sum(1 for _n, d in g.nodes(data=True) if _label(d) == "Paper")
+    related = sum(1 for _u, _v, k, d in g.edges(keys=True, data=True) if _edge_type(k, d) == "RELATED_TO")
+    sel = Selection(
+        nodes=sorted(keep),
+        edges=edges,
+        focus=origin,
+        total_nodes=papers,
+        total_edges=related,
+        left_out=[(f"papers not among the {size} most related to {origin}", papers - len(keep))]
+        if papers > len(keep) else [],
+    )
+    names = {s: _display_name(s, g.nodes[s]) for r in ranked for s in r.shared if s in g}
+    meta = {
+        "mapOrigin": origin,
+        "mapSize": size,
+        "entityNames": dict(sorted(names.items())),
+        "paperMap": [[r.paper, r.order] for r in ranked],
+    }
+    return sel, meta
+
+
+def _meta(g, sel: Selection, nodes, edges, opts: PageOptions, *, view, groups, colour_by, large) -> dict[str, Any]:
     """Page-level facts: counts, legend, edge types, what was left out, the options used."""
+    radius, size_by, title = opts.radius, opts.size_by, opts.title
+    labels, min_support, years, max_nodes = opts.labels, opts.min_support, opts.years, opts.max_nodes
     label_counts: dict[str, int] = {}
     for rec in nodes:
         label_counts[rec["kind"]] = label_counts.get(rec["kind"], 0) + 1
@@ -1006,13 +634,16 @@ def _meta(g, sel: Selection, nodes, edges, *, view, radius, groups, colour_by, s
         "labelShapes": LABEL_SHAPES,
         "communities": sum(1 for c in groups if len(c) > 1),
         "colourBy": colour_by,
+        "communityColors": list(_COMMUNITY_COLORS),
         "sizeBy": size_by,
         "large": large,
     }
 
 
-def write_html(graph: Any, path: str | Path, **options: Any) -> Path:
-    """Write :func:`to_html` to ``path`` (which must end in ``.html``) and return the path.
+def write_html(graph: Any, path: str | Path, options: PageOptions | None = None, *,
+               files: AtomicFiles | None = None, **kwargs: Any) -> Path:
+    """Write :func:`to_html` to ``path`` (which must end in ``.html``), whole or not at all (with
+    ``files``, together with its other files), and return the path.
 
     Raises
     ------
@@ -1021,10 +652,5 @@ def write_html(graph: Any, path: str | Path, **options: Any) -> Path:
     path = Path(path)
     if path.suffix.lower() not in (".html", ".htm"):
         raise ExportError(f"{path}: an HTML page needs a name ending in .html")
-    page = to_html(graph, **options)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(page, encoding="utf-8")
-    except OSError as err:
-        raise ExportError(f"{path}: cannot write the page: {err.strerror or err}") from err
-    return path
+    page = to_html(graph, options, **kwargs)
+    return write_text(path, page, files=files)

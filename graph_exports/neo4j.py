@@ -52,6 +52,10 @@ T = TypeVar("T")
 RelKey = tuple[str, str, str]  # (type, start label, end label)
 
 PAPER_PREFIX = "paper:"
+#: Longest node id pushed: a Neo4j range index key (behind the id constraints) holds 8,167 bytes.
+MAX_ID_BYTES = 8_000
+#: URI schemes of the Bolt protocol (the driver's http:// support needs extra packages kg does not use).
+BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 
 
 @dataclass
@@ -148,7 +152,9 @@ def neo4j_value(value: Any) -> Any:
 
 
 def _paper_key(paper: str) -> str:
-    return paper if paper.startswith(PAPER_PREFIX) else PAPER_PREFIX + paper
+    """Node id of a paper id as the graph stores it on edges and evidence (always its own id, so a
+    paper whose id is ``paper:x`` is ``paper:paper:x``)."""
+    return PAPER_PREFIX + paper
 
 
 def _props(attrs: dict[str, Any], skip: Iterable[str] = ()) -> dict[str, Any]:
@@ -191,7 +197,8 @@ def to_rows(graph: KnowledgeGraph | nx.MultiDiGraph) -> tuple[dict[str, list[dic
         sorted by id, so the same graph always gives the same rows.
 
     Raises:
-        ExportError: a node label or relationship type is not in the schema.
+        ExportError: a node label or relationship type is not in the schema, or a node id is
+            longer than Neo4j can index.
     """
     G = _nx(graph)
     nodes: dict[str, list[dict]] = defaultdict(list)
@@ -201,6 +208,10 @@ def to_rows(graph: KnowledgeGraph | nx.MultiDiGraph) -> tuple[dict[str, list[dic
         if label not in NODE_LABELS:
             raise ExportError(f"node {node_id!r}: label {label!r} is not in the schema ({', '.join(NODE_LABELS)})")
         node_id = str(node_id)
+        if len(node_id.encode("utf-8", "surrogatepass")) > MAX_ID_BYTES:
+            raise ExportError(f"node {node_id[:60]!r}...: id is {len(node_id.encode('utf-8', 'surrogatepass')):,} "
+                              f"bytes, over the {MAX_ID_BYTES:,} a Neo4j index key holds; nothing was sent "
+                              "(kg build keeps ids within its limits: rebuild the graph)")
         labels[node_id] = label
         if label == "Paper":
             props = _props(attrs, skip=("label", "id"))
@@ -218,24 +229,55 @@ def to_rows(graph: KnowledgeGraph | nx.MultiDiGraph) -> tuple[dict[str, list[dic
             raise ExportError(f"edge {u!r} -> {v!r}: type {rel_type!r} is not in the schema ({', '.join(RELATION_TYPES)})")
         start, end = str(u), str(v)
         group = (rel_type, labels[start], labels[end])
-        props = _props(attrs, skip=("type", "evidence", "papers", "support"))
         evidence = attrs.get("evidence")
         if labels[start] != "Paper" and labels[end] != "Paper":
+            props = _props(attrs, skip=("type", "evidence", "papers", "support", "count", "weight",
+                                        "paper_counts", "paper_weights"))
             ev = _evidence_props(evidence)
+            items = sorted(zip([_paper_key(str(e.get("paper_id", ""))) for e in evidence or ()],
+                               ev["evidence"], ev["sentences"]))   # the order the database keeps
+            shares = _paper_shares(attrs)
             rels[group].append({
-                "start": start, "end": end, "props": props,
-                "papers": sorted({_paper_key(str(p)) for p in attrs.get("papers") or ()}
-                                 | {_paper_key(str(e.get("paper_id"))) for e in evidence or () if e.get("paper_id")}),
-                "evidence": ev["evidence"], "sentences": ev["sentences"],
-                "evidence_papers": [_paper_key(str(e.get("paper_id", ""))) for e in evidence or ()],
+                "start": start, "end": end, "props": props, "papers": list(shares),
+                "paper_counts": [c for c, _ in shares.values()], "paper_weights": [w for _, w in shares.values()],
+                "evidence_papers": [i[0] for i in items], "evidence": [i[1] for i in items],
+                "sentences": [i[2] for i in items],
             })
         else:
+            props = _props(attrs, skip=("type", "evidence", "papers", "support"))
             if evidence is not None:
                 props.update(_evidence_props(evidence))
+            if labels[end] != "Paper" and G.nodes[v].get("name") is not None:
+                props["entity_name"] = str(G.nodes[v]["name"])   # this graph's vote for the entity's name
             rels[group].append({"start": start, "end": end, "props": props})
     for rows in rels.values():
         rows.sort(key=lambda row: (row["start"], row["end"]))
     return dict(nodes), dict(sorted(rels.items()))
+
+
+def _paper_shares(attrs: dict[str, Any]) -> dict[str, tuple[int, float]]:
+    """Each supporting paper's ``(count, weight)`` of an entity -> entity edge, by node id, sorted.
+
+    kg graphs say it per paper (``paper_counts``, ``paper_weights``); for a graph that does not, the
+    edge's count goes to its first paper and every paper gets the edge's weight.
+    """
+    papers = [str(p) for p in attrs.get("papers") or ()]
+    papers += [str(e["paper_id"]) for e in attrs.get("evidence") or () if e.get("paper_id") and str(e["paper_id"]) not in papers]
+    counts, weights = attrs.get("paper_counts"), attrs.get("paper_weights")
+    weight = float(attrs.get("weight") or 0.0)
+    if not (isinstance(counts, list) and isinstance(weights, list) and len(counts) == len(weights) == len(attrs.get("papers") or ())):
+        ordered = sorted(papers)
+        counts = [int(attrs.get("count") or 1) if p == ordered[0] else 0 for p in papers] if papers else []
+        weights = [weight] * len(papers)
+    else:
+        counts = list(counts) + [0] * (len(papers) - len(counts))
+        weights = list(weights) + [weight] * (len(papers) - len(weights))
+    shares: dict[str, tuple[int, float]] = {}
+    for paper, count, w in zip(papers, counts, weights):
+        key = _paper_key(paper)
+        old = shares.get(key, (0, 0.0))
+        shares[key] = (old[0] + int(count), max(old[1], float(w)))
+    return dict(sorted(shares.items()))
 
 
 def _prune_rows(graph: nx.MultiDiGraph) -> list[dict]:
@@ -393,12 +435,17 @@ def remove_paper(driver, paper_id: str, *, database: str | None = None) -> Remov
     only it supported; other entities' ``support`` is recomputed. One transaction: all or nothing.
 
     Args:
-        paper_id: the paper's id, with or without the ``paper:`` prefix.
+        paper_id: the paper's id, or its node id (``paper:`` and the id). The paper's own id wins:
+            ``paper:x`` is the paper whose id is ``paper:x`` when there is one, else the paper ``x``.
     """
-    node_id = _paper_key(paper_id)
-    keys = sorted({node_id, node_id[len(PAPER_PREFIX):]})
+    candidates = [_paper_key(paper_id)] + ([paper_id] if paper_id.startswith(PAPER_PREFIX) else [])
+    node_id = candidates[0]
 
     def work(tx) -> RemoveStats:
+        nonlocal node_id
+        found = set(tx.run(cypher.FIND_PAPERS, ids=candidates).single()["ids"])
+        node_id = next((c for c in candidates if c in found), candidates[0])
+        keys = [node_id]
         ids = tx.run(cypher.REMOVE_PAPER[0], paper=node_id).single()["ids"]
         rels = tx.run(cypher.REMOVE_PAPER[1], ids=ids, paper_keys=keys).single()["deleted"]
         papers = tx.run(cypher.REMOVE_PAPER[2], paper=node_id).single()["deleted"]
@@ -424,6 +471,11 @@ def open_driver(uri: str, user: str | None = None, password: str | None = None, 
     import neo4j
     import neo4j.exceptions as ne
 
+    scheme = uri.partition("://")[0].lower() if "://" in uri else ""
+    if scheme not in BOLT_SCHEMES:
+        raise Neo4jError(f"bad Neo4j URI {uri!r}: kg talks Bolt, so the URI starts with "
+                         f"{', '.join(s + '://' for s in BOLT_SCHEMES)}; e.g. bolt://127.0.0.1:7687 "
+                         "(the Bolt port, not the browser's http port 7474)")
     auth = (user or "neo4j", password) if password else None
     try:
         return neo4j.GraphDatabase.driver(uri, auth=auth, **config)

@@ -23,6 +23,7 @@ from typing import Any
 
 import networkx as nx
 
+from kg.atomic import AtomicFiles
 from kg.errors import ExportError
 from kg.graph import KnowledgeGraph
 
@@ -133,9 +134,11 @@ def to_neo4j_csv(graph: KnowledgeGraph | nx.MultiDiGraph) -> dict[str, list[list
         for row in rows:
             props = dict(row["props"])
             if "papers" in row:  # entity -> entity: the same derived properties as a push
-                props.update(papers=row["papers"], evidence=row["evidence"], sentences=row["sentences"],
-                             evidence_papers=row["evidence_papers"], support=len(row["papers"]),
-                             evidence_count=len(row["evidence"]))
+                props.update(papers=row["papers"], paper_counts=row["paper_counts"],
+                             paper_weights=row["paper_weights"], count=sum(row["paper_counts"]),
+                             weight=max(row["paper_weights"], default=0.0), evidence=row["evidence"],
+                             sentences=row["sentences"], evidence_papers=row["evidence_papers"],
+                             support=len(row["papers"]), evidence_count=len(row["evidence"]))
             by_type.setdefault(rel_type, []).append(
                 {":START_ID": row["start"], ":END_ID": row["end"], ":TYPE": rel_type, **props})
     for rel_type, rows in sorted(by_type.items()):
@@ -146,14 +149,19 @@ def to_neo4j_csv(graph: KnowledgeGraph | nx.MultiDiGraph) -> dict[str, list[list
 
 def write_neo4j_csv(graph: KnowledgeGraph | nx.MultiDiGraph, outdir: str | Path) -> CsvImport:
     """Write the import files into ``outdir`` (created if needed) plus ``import.args``, the options
-    to pass to ``neo4j-admin database import full``. Returns what was written."""
+    to pass to ``neo4j-admin database import full``. Returns what was written.
+
+    The files are replaced together, only once all of them are complete."""
     outdir = Path(outdir)
     try:
         outdir.mkdir(parents=True, exist_ok=True)
-        result = CsvImport(directory=outdir)
+    except OSError as exc:
+        raise ExportError(f"{outdir}: cannot write the Neo4j import files ({exc.strerror or exc})") from exc
+    result = CsvImport(directory=outdir)
+    with AtomicFiles() as files:
         for name, rows in to_neo4j_csv(graph).items():
             path = outdir / name
-            with path.open("w", encoding="utf-8", newline="") as handle:
+            with files.open(path, newline="") as handle:
                 csv.writer(handle, quoting=csv.QUOTE_MINIMAL, lineterminator="\n").writerows(rows)
             kind = name.split("-", 1)[1].removesuffix(".csv")
             if name.startswith("nodes-"):
@@ -163,10 +171,7 @@ def write_neo4j_csv(graph: KnowledgeGraph | nx.MultiDiGraph, outdir: str | Path)
                 result.relationships.append((kind, path.resolve()))
                 result.relationship_count += len(rows) - 1
         # picocli argument file: one quoted option per line (read by `neo4j-admin ... @import.args`)
-        (outdir / "import.args").write_text(
-            "".join('"' + a.replace("\\", "\\\\").replace('"', '\\"') + '"\n' for a in result.args()),
-            encoding="utf-8")
-        (outdir / "schema.cypher").write_text("".join(f"{stmt};\n" for stmt in schema_statements()), encoding="utf-8")
-    except OSError as exc:
-        raise ExportError(f"{outdir}: cannot write the Neo4j import files ({exc.strerror or exc})") from exc
+        files.write_text(outdir / "import.args",
+                         "".join('"' + a.replace("\\", "\\\\").replace('"', '\\"') + '"\n' for a in result.args()))
+        files.write_text(outdir / "schema.cypher", "".join(f"{stmt};\n" for stmt in schema_statements()))
     return result

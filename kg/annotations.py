@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
+from .atomic import atomic_open
 from .errors import KgError
 
 LABELS = ("METHOD", "DATASET", "TASK", "METRIC")
@@ -379,7 +380,7 @@ def _main(argv: list[str]) -> int:
     missing = [i for i in batch if i not in seen]
     for i in missing:
         print(f"missing: {i} has no line in the draft")
-    with open(args.out, "w", encoding="utf-8") as handle:
+    with atomic_open(args.out) as handle:
         for rec in records:
             handle.write(json.dumps(rec, ensure_ascii=False) + "\n")
     print(f"wrote {len(records)} records to {args.out}; {bad} with errors; {len(missing)} missing")

@@ -6,7 +6,7 @@ The CLI and the benchmarks call :func:`build`; exports happen afterwards, at the
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,9 +16,10 @@ from spacy.language import Language
 from extractors import extract
 
 from .corpus import CorpusStats, read_corpus
-from .errors import BadRecord
+from .errors import BadRecord, CorpusError
 from .graph import KnowledgeGraph, build_graph
 from .model import Mention, Paper, RelationMention
+from .records import LIMITS, Limits
 from .resolve import resolve, resolve_relations
 
 __all__ = ["BuildSummary", "BuildResult", "build", "build_from_papers"]
@@ -32,7 +33,10 @@ class BuildSummary:
     records: int = 0
     duplicates: int = 0
     skipped: int = 0
+    warnings: int = 0
+    characters_removed: int = 0
     mentions: int = 0
+    mentions_dropped: int = 0
     entities: dict[str, int] = field(default_factory=dict)
     mentions_by_label: dict[str, int] = field(default_factory=dict)
     edges: dict[str, int] = field(default_factory=dict)
@@ -57,15 +61,38 @@ class BuildResult:
 
 def build_from_papers(papers: Iterable[Paper], nlp: Language, *, batch_size: int = 64,
                       related_k: int = 10, on_paper: Callable[[Paper, list[Mention]], None] | None = None,
+                      on_error: Callable[[BadRecord], None] | None = None, limits: Limits = LIMITS,
                       ) -> BuildResult:
-    """Extract, resolve and assemble ``papers`` (an iterable, consumed once)."""
+    """Extract, resolve and assemble ``papers`` (an iterable, consumed once).
+
+    A paper longer than the pipeline's ``nlp.max_length`` is skipped (reported to ``on_error``), and
+    a "mention" longer than ``limits.mention_chars`` is dropped, so that no entity id outgrows what
+    Neo4j can index.
+    """
     start = time.perf_counter()
     kept: list[Paper] = []
     extracted: list[tuple[Paper, list[Mention]]] = []
     relation_mentions: list[RelationMention] = []
     by_label: dict[str, int] = {}
-    for item in extract(nlp, papers, batch_size=batch_size):
-        paper, mentions = item.paper, item.mentions
+    too_long = 0
+    dropped = 0
+
+    def fitting(stream: Iterable[Paper]) -> Iterator[Paper]:
+        nonlocal too_long
+        for paper in stream:
+            if len(paper.abstract) <= nlp.max_length:
+                yield paper
+                continue
+            too_long += 1
+            if on_error is not None:
+                on_error(BadRecord(paper.source or f"paper {paper.id}", None,
+                                   f"abstract is {len(paper.abstract):,} characters, over the pipeline's "
+                                   f"limit of {nlp.max_length:,} (nlp.max_length); paper skipped"))
+
+    for item in extract(nlp, fitting(papers), batch_size=batch_size):
+        paper = item.paper
+        mentions = [m for m in item.mentions if len(m.text) <= limits.mention_chars]
+        dropped += len(item.mentions) - len(mentions)
         kept.append(paper)
         extracted.append((paper, mentions))
         relation_mentions.extend(item.relations)
@@ -81,7 +108,9 @@ def build_from_papers(papers: Iterable[Paper], nlp: Language, *, batch_size: int
     stats = graph.stats()
     summary = BuildSummary(
         papers=len(kept),
+        skipped=too_long,
         mentions=sum(len(ms) for _, ms in extracted),
+        mentions_dropped=dropped,
         entities=stats["entities"],
         mentions_by_label=dict(sorted(by_label.items())),
         edges=stats["edges"],
@@ -98,14 +127,25 @@ def build(inputs: Iterable[str | Path], nlp: Language, *, fmt: str = "auto", fie
           on_error: Callable[[BadRecord], None] | None = None,
           on_paper: Callable[[Paper, list[Mention]], None] | None = None) -> BuildResult:
     """Read ``inputs`` and build their graph; bad records are reported and counted, not fatal
-    (unless ``strict``)."""
+    (unless ``strict``).
+
+    Raises:
+        CorpusError: ``max_chars`` is over what the pipeline takes (``nlp.max_length``), an input is
+            missing, or (``strict``) a record is bad.
+    """
+    if max_chars > nlp.max_length:
+        raise CorpusError(f"--max-chars {max_chars:,} is over the pipeline's limit of {nlp.max_length:,} "
+                          "characters (spaCy's nlp.max_length); give at most that")
     corpus = CorpusStats()
     papers = read_corpus(inputs, fmt=fmt, fields=fields, strict=strict, max_chars=max_chars,
                          stats=corpus, on_error=on_error)
-    result = build_from_papers(papers, nlp, batch_size=batch_size, related_k=related_k, on_paper=on_paper)
+    result = build_from_papers(papers, nlp, batch_size=batch_size, related_k=related_k, on_paper=on_paper,
+                               on_error=on_error)
     summary = result.summary
     summary.records = corpus.records
     summary.duplicates = corpus.duplicates
-    summary.skipped = corpus.skipped
+    summary.skipped += corpus.skipped
+    summary.warnings = corpus.warnings
+    summary.characters_removed = corpus.characters_removed
     summary.errors = list(corpus.errors)
     return result

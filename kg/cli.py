@@ -13,10 +13,11 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .errors import BadRecord, KgError
+from .errors import BadRecord, KgError, RecordWarning
 
 app = typer.Typer(
     name="kg",
@@ -42,7 +43,7 @@ def main() -> None:
     except KgError as exc:
         if _state["debug"] or "--debug" in sys.argv:
             raise
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(1)
     except KeyboardInterrupt:
         err_console.print("interrupted")
@@ -60,11 +61,14 @@ def _count_lines_hint(inputs: list[str]) -> int | None:
     from .corpus import expand_inputs
 
     total = 0
-    for path in expand_inputs(inputs):
-        if path == "-" or not path.endswith((".jsonl", ".ndjson", ".csv", ".tsv")):
-            return None
-        with open(path, "rb") as handle:
-            total += sum(1 for line in handle if line.strip())
+    try:
+        for path in expand_inputs(inputs):
+            if path == "-" or not path.endswith((".jsonl", ".ndjson", ".csv", ".tsv")):
+                return None
+            with open(path, "rb") as handle:
+                total += sum(1 for line in handle if line.strip())
+    except (OSError, KgError):  # the build itself reports what cannot be read
+        return None
     return total
 
 
@@ -86,7 +90,7 @@ def build_cli(
     neo4j_uri: Annotated[Optional[str], typer.Option("--neo4j", help="Also push the graph to this Neo4j URI (as kg push; NEO4J_USERNAME, NEO4J_PASSWORD, NEO4J_DATABASE apply).")] = None,
 ) -> None:
     """Build the graph of INPUTS into OUT: graph.json (node-link), graph.graphml, graph.html, summary.json."""
-    from graph_exports.files import write_graphml, write_json
+    from graph_exports.outputs import write_build_outputs
 
     from .build import build
     from .corpus import parse_field_map
@@ -95,7 +99,8 @@ def build_cli(
     nlp = _load_nlp(model, no_model)
 
     def report(err: BadRecord) -> None:
-        err_console.print(f"[yellow]skipped[/] {err}", highlight=False, soft_wrap=True)
+        what = "note" if isinstance(err, RecordWarning) else "skipped"
+        err_console.print(f"[yellow]{what}[/] {escape(str(err))}", highlight=False, soft_wrap=True)
 
     total = None if quiet else _count_lines_hint(inputs)
     progress = Progress(SpinnerColumn(), TextColumn("extracting"), BarColumn(), MofNCompleteColumn(),
@@ -113,22 +118,15 @@ def build_cli(
         result = build(inputs, nlp, fmt=fmt, fields=fields, strict=strict, max_chars=max_chars,
                        batch_size=batch_size, related_k=related_k, on_error=report, on_paper=tick)
     graph, summary = result.graph, result.summary
-    out.mkdir(parents=True, exist_ok=True)
-    write_json(graph, out / "graph.json")
-    with (out / "merges.jsonl").open("w", encoding="utf-8") as handle:
-        handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in result.merges)
-    write_graphml(graph, out / "graph.graphml")
-    if html:
-        from graph_exports.html import write_html
-
-        write_html(graph, out / "graph.html")
-    (out / "summary.json").write_text(json.dumps(summary.to_dict(), indent=2) + "\n", encoding="utf-8")
+    if summary.papers == 0:
+        if not quiet and not json_summary:
+            _print_summary(summary, out, html, wrote=False)
+        raise KgError(f"no abstracts were read from the inputs; nothing written (the files in {out} are unchanged)")
+    write_build_outputs(graph, result.merges, summary.to_dict(), out, html=html)
     if json_summary:
         typer.echo(json.dumps(summary.to_dict()))
     elif not quiet:
         _print_summary(summary, out, html)
-    if summary.papers == 0:
-        raise KgError("no abstracts were read from the inputs; nothing to build")
     if neo4j_uri:
         stats = _push_graph(graph, neo4j_uri)
         if not quiet and not json_summary:
@@ -136,11 +134,17 @@ def build_cli(
                               f"to {neo4j_uri} in {stats.seconds:.1f} s", highlight=False)
 
 
-def _print_summary(summary, out: Path, html: bool) -> None:
+def _print_summary(summary, out: Path, html: bool, *, wrote: bool = True) -> None:
     table = Table(title="kg build", show_header=False, box=None)
     table.add_row("papers", f"{summary.papers:,}")
     table.add_row("duplicates merged", f"{summary.duplicates:,}")
     table.add_row("records skipped", f"{summary.skipped:,}")
+    if summary.warnings:
+        table.add_row("notes", f"{summary.warnings:,} (records a rule changed, see above)")
+    if summary.characters_removed:
+        table.add_row("characters removed", f"{summary.characters_removed:,} (control characters, lone surrogates)")
+    if summary.mentions_dropped:
+        table.add_row("mentions dropped", f"{summary.mentions_dropped:,} (longer than a name can be)")
     mentions = ", ".join(f"{k} {v:,}" for k, v in summary.mentions_by_label.items())
     table.add_row("mentions", f"{summary.mentions:,} ({mentions})")
     entities = ", ".join(f"{k} {v:,}" for k, v in summary.entities.items())
@@ -149,7 +153,8 @@ def _print_summary(summary, out: Path, html: bool) -> None:
     table.add_row("seconds", f"{summary.seconds:.2f} (extraction {summary.extract_seconds:.2f})")
     table.add_row("abstracts/s", f"{summary.abstracts_per_second:,.1f}")
     files = ["graph.json", "graph.graphml", "merges.jsonl", "summary.json"] + (["graph.html"] if html else [])
-    table.add_row("wrote", ", ".join(str(out / f) for f in files))
+    if wrote:
+        table.add_row("wrote", ", ".join(str(out / f) for f in files))
     console.print(table)
 
 
@@ -179,7 +184,7 @@ def stats_cli(
         table.add_row(rel, f"{count:,}")
     console.print(table)
     for label, rows in stats.get("top", {}).items():
-        console.print(f"[bold]{label}[/]: " + "; ".join(f"{name} ({s})" for name, s in rows), highlight=False)
+        console.print(f"[bold]{label}[/]: " + "; ".join(f"{escape(name)} ({s})" for name, s in rows), highlight=False)
 
 
 @app.command("explain")
@@ -194,7 +199,7 @@ def explain_cli(
     g = KnowledgeGraph.load(graph)
     node = g.find(name, label=label)
     data = g.nx.nodes[node]
-    console.print(f"[bold]{data['name']}[/] ({data['label']}, {node}), {data.get('support', 0)} papers", highlight=False)
+    console.print(f"[bold]{escape(data['name'])}[/] ({data['label']}, {escape(node)}), {data.get('support', 0)} papers", highlight=False)
     merges_path = graph.parent / "merges.jsonl"
     rows = {}
     if merges_path.exists():
@@ -203,10 +208,10 @@ def explain_cli(
     row = rows.get(node)
     if row is None:
         aliases = ", ".join(data.get("aliases", [])) or data["name"]
-        console.print(f"  one surface form ({aliases}); nothing was merged", highlight=False)
+        console.print(f"  one surface form ({escape(aliases)}); nothing was merged", highlight=False)
         return
     for form in row["forms"]:
-        console.print(f"  [cyan]{form['form']}[/]: " + " | ".join(form["reasons"]), highlight=False)
+        console.print(f"  [cyan]{escape(form['form'])}[/]: " + escape(" | ".join(form["reasons"])), highlight=False)
 
 
 @app.command("export")
@@ -276,10 +281,10 @@ def push_cli(
         for paper_id in remove_paper or []:
             removed = remove(driver, paper_id, database=database)
             if removed.papers:
-                err_console.print(f"removed {paper_id}: {removed.entities:,} entities and {removed.relationships:,} "
+                err_console.print(f"removed {escape(paper_id)}: {removed.entities:,} entities and {removed.relationships:,} "
                                   "entity relationships only it supported", highlight=False)
             else:
-                err_console.print(f"{paper_id}: no such paper in the database; nothing removed", highlight=False)
+                err_console.print(f"{escape(paper_id)}: no such paper in the database; nothing removed", highlight=False)
         if g is None:
             return
         stats = push(g, driver, database=database, batch_size=batch_size)
@@ -303,19 +308,24 @@ def html_cli(
     min_support: Annotated[int, typer.Option("--min-support", help="Leave out entities found in fewer papers.")] = 1,
     year_from: Annotated[Optional[int], typer.Option("--year-from", help="Leave out papers before this year.")] = None,
     year_to: Annotated[Optional[int], typer.Option("--year-to", help="Leave out papers after this year.")] = None,
-    max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", help="Keep the N most supported nodes; the page lists what was left out.")] = None,
+    max_nodes: Annotated[Optional[int], typer.Option("--max-nodes", help="Keep N nodes: papers and entities in their shares, the most supported of each; the page lists what was left out.")] = None,
     size_by: Annotated[str, typer.Option("--size-by", help="degree or support.")] = "degree",
+    paper: Annotated[Optional[str], typer.Option("--paper", help="The paper map of this paper (id, title or name): it and its most related papers, opened on the map.")] = None,
+    map_size: Annotated[int, typer.Option("--map-size", help="Related papers on a paper map (1-50).")] = 30,
+    overview: Annotated[Optional[bool], typer.Option("--overview/--no-overview", help="Open on the communities, named by their distinctive entities (default: above 3,000 nodes).")] = None,
 ) -> None:
     """Write the interactive HTML page of a graph: one file that opens offline."""
-    from graph_exports.html import write_html
+    from graph_exports.html import PageOptions, write_html
 
     from .graph import KnowledgeGraph
 
     g = KnowledgeGraph.load(graph)
     keep = [part.strip() for item in labels or [] for part in item.split(",") if part.strip()] or None
     years = (year_from, year_to) if year_from is not None or year_to is not None else None
-    path = write_html(g, out, view=view, focus=focus, radius=radius, labels=keep, min_support=min_support,
-                      years=years, max_nodes=max_nodes, size_by=size_by)
+    options = PageOptions(view=view, focus=focus, radius=radius, labels=keep, min_support=min_support,
+                          years=years, max_nodes=max_nodes, size_by=size_by, paper=paper,
+                          map_size=map_size, overview=overview)
+    path = write_html(g, out, options)
     typer.echo(str(path))
 
 
@@ -394,9 +404,9 @@ def _eval_annotations(gold: list[Path], model: Optional[Path], no_model: bool, g
         raise KgError(str(exc)) from None
     errors = result["paper"].pop("errors", None)
     if save_predictions is not None and errors is not None:
-        with save_predictions.open("w", encoding="utf-8") as handle:
-            for row in errors:
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        from .atomic import write_text
+
+        write_text(save_predictions, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in errors))
     if as_json:
         print(json.dumps(result))
         return

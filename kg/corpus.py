@@ -2,25 +2,33 @@
 
 Reading is streaming (one record at a time) so memory follows the graph, not the corpus. A bad
 record never stops the good ones: it is reported through ``on_error`` with its file and line and
-counted in :class:`CorpusStats`, unless ``strict`` makes it fatal.
+counted in :class:`CorpusStats`, unless ``strict`` makes it fatal. What a record may hold (types,
+limits, text cleaning) is decided in :mod:`kg.records`.
+
+Files are UTF-8 (a BOM is dropped) or UTF-16/UTF-32 with a BOM; lines end in ``\\n``, ``\\r\\n`` or a
+lone ``\\r``. A file is binary, and skipped, when NUL bytes or invalid UTF-8 make up over 5% of its
+first 8 KiB; fewer NULs are control characters, removed from the records that hold them.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import csv
 import glob
-import hashlib
+import itertools
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Optional
 
-from .errors import BadRecord, CorpusError
+from .errors import BadRecord, CorpusError, RecordWarning
 from .model import Paper
+from .records import FIELDS, LIMITS, Limits, derive_label, normalise_abstract, paper_id_for, to_paper
 
 __all__ = [
     "FIELDS",
@@ -33,82 +41,32 @@ __all__ = [
     "parse_field_map",
 ]
 
-#: Record fields kg understands; only ``abstract`` is required.
-FIELDS: tuple[str, ...] = ("id", "title", "abstract", "year", "venue", "authors", "keywords")
 SUFFIX_FORMAT = {".txt": "txt", ".text": "txt", ".md": "txt", ".jsonl": "jsonl", ".ndjson": "jsonl",
                  ".json": "jsonl", ".csv": "csv", ".tsv": "csv"}
 DEFAULT_MAX_CHARS = 100_000
 _SNIFF_BYTES = 8192
-
-_EMPHASIS = re.compile(r"(?<![\w\\])_(?=\S)([^_\n]{1,300}?)(?<=\S)_(?!\w)")
-_WS = re.compile(r"\s+")
-_STAR_EMPHASIS = re.compile(r"(?<![\w*\\])\*{1,2}(?=\S)([^*\n]{1,300}?)(?<=\S)\*{1,2}(?![\w*])")
-_LATEX_FORMAT = r"\\(?:textbf|textit|texttt|textsc|textrm|emph|mathbf|mathrm|mathit|mathsf|text|underline)"
-_LATEX_WRAPPED = re.compile(r"\$\s*" + _LATEX_FORMAT + r"\{([^{}$]*)\}\s*\$")
-_LATEX_CMD = re.compile(_LATEX_FORMAT + r"\{([^{}$]*)\}")
-_LATEX_TIE = re.compile(r"(?<=[A-Za-z])~(?=[(\[A-Za-z])")  # "Learning~(RL)": a non-breaking space
-_LATEX_ESCAPE = re.compile(r"\\([%&#_$])")  # "39\%"
+_MAX_LEADING_BLANK = 64 << 20     # read this far past leading blank lines to find the format
+_MAX_PARAGRAPH = 64 << 20         # characters of one text paragraph kept (it is over --max-chars anyway)
+_BINARY_SHARE = 0.05
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),   # before UTF-16: FF FE 00 00
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+_NEWLINE = re.compile(rb"\r\n|\r|\n")
+_JSON_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
 @dataclass
 class CorpusStats:
-    """What a read saw: records read, papers yielded, duplicates merged, records skipped."""
+    """What a read saw: records read, papers yielded, duplicates merged, records skipped, notes on
+    records a rule changed, and characters cleaned out of the text."""
 
     files: int = 0
     records: int = 0
     papers: int = 0
     duplicates: int = 0
     skipped: int = 0
+    warnings: int = 0
+    characters_removed: int = 0
     errors: list[str] = field(default_factory=list)
-
-
-def normalise_abstract(text: str) -> str:
-    """Collapse whitespace; drop markdown emphasis and LaTeX text formatting (``_SSoT_``,
-    ``$\\textbf{FARTrack}$`` -> ``SSoT``, ``FARTrack``), LaTeX ties and escapes (``Learning~(RL)``,
-    ``39\\%`` -> ``Learning (RL)``, ``39%``).
-
-    Extraction and char offsets refer to this normalised text, so it is what the graph stores.
-    """
-    text = _LATEX_WRAPPED.sub(r"\1", text)
-    text = _LATEX_CMD.sub(r"\1", text)
-    text = _EMPHASIS.sub(r"\1", text)
-    text = _STAR_EMPHASIS.sub(r"\1", text)
-    text = _LATEX_ESCAPE.sub(r"\1", _LATEX_TIE.sub(" ", text))
-    return _WS.sub(" ", text).strip()
-
-
-def paper_id_for(abstract: str) -> str:
-    """A stable id for a paper without one: a hash of its case-folded, whitespace-collapsed abstract."""
-    key = _WS.sub(" ", abstract.casefold()).strip()
-    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
-
-
-_CUE = re.compile(r"\b(?:introduce|propose|present|develop|call|name|dub|term|release|construct|curate)(?:s|d)?\b")
-_ACRONYM_AFTER_CUE = re.compile(r"^(?:(?!\b(?:to|for|of the)\b)[^.;]){0,100}?\(([A-Za-z0-9\-+.]*[A-Z][A-Za-z0-9\-+.]*)\)")
-_NAME_AFTER_CUE = re.compile(
-    r"^\s+(?:(?:a|an|the|our)\s+)?(?:[a-z][\w-]*\s+){0,3}?"
-    r"([A-Z][\w\-+.]*(?:\s+(?:of|for|to|and|in|on|with)?\s*[A-Z][\w\-+.]*){0,5})"
-    r"(?=\s*(?:[,(:;.]|\u2014|\s-{1,2}\s|\s+(?:is|that|which|to|for|as|in|on|with|by)\b))"
-)
-
-
-def derive_label(abstract: str, n_words: int = 8) -> str:
-    """A short display name for a paper without a title.
-
-    The name the abstract coins when it has one ("we introduce String Seed of Thought (SSoT)" ->
-    "SSoT", "we propose RECALL, a ..." -> "RECALL"), else its first ``n_words`` words.
-    """
-    for cue in _CUE.finditer(abstract[:2000]):
-        tail = abstract[cue.end():]
-        acronym = _ACRONYM_AFTER_CUE.match(tail)
-        if acronym and len(acronym.group(1)) >= 2:
-            return acronym.group(1)
-        name = _NAME_AFTER_CUE.match(tail)
-        if name:
-            return name.group(1).strip(" .")
-    words = abstract.split()
-    label = " ".join(words[:n_words])
-    return label + ("\u2026" if len(words) > n_words else "")
 
 
 def parse_field_map(pairs: Iterable[str]) -> dict[str, str]:
@@ -125,8 +83,33 @@ def parse_field_map(pairs: Iterable[str]) -> dict[str, str]:
     return mapping
 
 
-def expand_inputs(inputs: Iterable[str | Path]) -> list[str]:
-    """Files, directories (read recursively, known suffixes only), globs, and ``-`` for stdin."""
+def _walk(folder: Path, on_error: Callable[[BadRecord], None] | None) -> list[Path]:
+    """The readable files with a known suffix under ``folder``; what cannot be read is reported."""
+    def unreadable(exc: OSError) -> None:
+        if on_error is not None:
+            on_error(BadRecord(exc.filename or str(folder), None,
+                               f"cannot read directory ({exc.strerror or exc}); its files are not read"))
+
+    found = []
+    for top, dirs, names in os.walk(folder, onerror=unreadable):
+        dirs.sort()
+        for name in names:
+            path = Path(top) / name
+            if path.suffix.lower() not in SUFFIX_FORMAT:
+                continue
+            if path.is_file():
+                found.append(path)
+            elif on_error is not None:
+                what = "broken symbolic link" if path.is_symlink() and not path.exists() else "not a regular file"
+                on_error(BadRecord(str(path), None, f"{what}; not read"))
+    return sorted(found)
+
+
+def expand_inputs(inputs: Iterable[str | Path], on_error: Callable[[BadRecord], None] | None = None) -> list[str]:
+    """Files, directories (read recursively, known suffixes only), globs, and ``-`` for stdin.
+
+    Unreadable subdirectories and broken links inside a directory go to ``on_error``.
+    """
     out: list[str] = []
     for item in inputs:
         text = str(item)
@@ -135,9 +118,9 @@ def expand_inputs(inputs: Iterable[str | Path]) -> list[str]:
             continue
         path = Path(text)
         if path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIX_FORMAT)
+            files = _walk(path, on_error)
             if not files:
-                raise CorpusError(f"{text}: directory holds no .txt, .jsonl or .csv files")
+                raise CorpusError(f"{text}: directory holds no readable .txt, .jsonl or .csv files")
             out.extend(str(p) for p in files)
         elif path.exists():
             out.append(text)
@@ -161,8 +144,13 @@ def read_corpus(
     stats: CorpusStats | None = None,
     on_error: Callable[[BadRecord], None] | None = None,
     stdin: IO[bytes] | None = None,
+    limits: Limits = LIMITS,
 ) -> Iterator[Paper]:
     """Yield one :class:`Paper` per distinct abstract in ``inputs``.
+
+    Duplicates: the first record with an id (or an abstract) is kept. A later record with the same
+    abstract (case and spacing aside) is merged into it and counted, with a note when it carried
+    another id; a later record with the same id but another abstract is skipped with an error.
 
     Args:
         inputs: paths, directories, globs, or ``"-"`` for standard input.
@@ -171,14 +159,17 @@ def read_corpus(
         strict: raise the first bad record instead of skipping it.
         max_chars: abstracts longer than this are bad records.
         stats: filled in while reading.
-        on_error: called with each skipped record's error.
+        on_error: called with each skipped record's error, and each :class:`RecordWarning`.
+        limits: the limits on one record's fields (:data:`kg.records.LIMITS`).
 
     Raises:
         CorpusError: an input is missing, or (``strict``) a record is bad.
     """
     stats = stats if stats is not None else CorpusStats()
-    seen: dict[str, str] = {}  # paper id / abstract hash -> first source
+    ids: dict[str, tuple[str, str]] = {}          # paper id -> (first source, abstract key)
+    abstracts: dict[str, tuple[str, str]] = {}    # abstract key -> (first source, paper id)
     mapping = {name: name for name in FIELDS} | (fields or {})
+    line_limit = max(16 << 20, 8 * max_chars + (1 << 20))
 
     def bad(err: BadRecord) -> None:
         if strict:
@@ -188,62 +179,146 @@ def read_corpus(
         if on_error is not None:
             on_error(err)
 
-    for source in expand_inputs(inputs):
+    def note(warning: RecordWarning) -> None:
+        stats.warnings += 1
+        stats.errors.append(str(warning))
+        if on_error is not None:
+            on_error(warning)
+
+    for source in expand_inputs(inputs, bad):
         stats.files += 1
+        name = "<stdin>" if source == "-" else source
         try:
-            handle, name = _open(source, stdin)
-        except OSError as exc:
-            bad(BadRecord(source, None, f"cannot read: {exc.strerror or exc}"))
-            continue
-        with handle as handle:
-            raw = handle.read(_SNIFF_BYTES)
-            if not raw.strip():
-                bad(BadRecord(name, None, "empty file, no records"))
-                continue
-            if b"\x00" in raw:
-                bad(BadRecord(name, None, "binary file (NUL bytes), not text; expected .txt, .jsonl or .csv"))
-                continue
-            kind = fmt if fmt != "auto" else _detect_format(source, raw)
-            lines = _decoded_lines(_chain(raw, handle), name, bad)
-            records = {"txt": _txt_records, "jsonl": _jsonl_records, "csv": _csv_records}[kind]
-            for line_no, record in records(lines, name, mapping, bad):
+            for line_no, record in _file_records(source, stdin, fmt, mapping, bad, line_limit, limits):
                 stats.records += 1
-                paper = _to_paper(record, name, line_no, max_chars, bad)
-                if paper is None:
+                try:
+                    paper, removed, warnings = to_paper(record, name, line_no, max_chars=max_chars, limits=limits)
+                except BadRecord as err:
+                    bad(err)
                     continue
-                dedup_key = paper_id_for(paper.abstract)
-                if paper.id in seen or dedup_key in seen:
+                stats.characters_removed += removed
+                for warning in warnings:
+                    note(warning)
+                key = paper_id_for(paper.abstract)
+                if key in abstracts:
                     stats.duplicates += 1
+                    first, first_id = abstracts[key]
+                    if _id_given(record) and paper.id != first_id:
+                        note(RecordWarning(name, line_no, f"same abstract as {first} (id {first_id!r}); merged "
+                                           f"into it, so id {paper.id!r} is not in the graph"))
                     continue
-                seen[paper.id] = seen[dedup_key] = paper.source
+                if paper.id in ids:
+                    bad(BadRecord(name, line_no, f"id {paper.id!r} is already the id of {ids[paper.id][0]}, "
+                                  "which has a different abstract; record skipped (the first one is kept)"))
+                    continue
+                ids[paper.id] = (paper.source, key)
+                abstracts[key] = (paper.source, paper.id)
                 stats.papers += 1
                 yield paper
+        except OSError as exc:
+            bad(BadRecord(name, None, f"cannot read ({exc.strerror or exc}); records after this point are lost"))
 
 
-def _open(source: str, stdin: IO[bytes] | None) -> tuple[Any, str]:
-    """A context manager over the byte stream, and the name errors use; stdin is never closed."""
-    if source == "-":
-        return contextlib.nullcontext(stdin if stdin is not None else sys.stdin.buffer), "<stdin>"
-    return open(source, "rb"), source
+def _id_given(record: dict[str, Any]) -> bool:
+    value = record.get("id")
+    return value is not None and not (isinstance(value, str) and not value.strip())
 
 
-def _chain(first: bytes, handle: IO[bytes]) -> Iterator[bytes]:
-    """Lines of ``first`` + the rest of ``handle``, split on ``\\n`` only."""
-    rest = first
+def _file_records(source: str, stdin: IO[bytes] | None, fmt: str, mapping: dict[str, str],
+                  bad: Callable[[BadRecord], None], line_limit: int,
+                  limits: Limits) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line, record) pairs of one input; a file that is empty, binary or unreadable is one bad record."""
+    name = "<stdin>" if source == "-" else source
+    try:
+        handle = contextlib.nullcontext(stdin if stdin is not None else sys.stdin.buffer) if source == "-" \
+            else open(source, "rb")
+    except OSError as exc:
+        bad(BadRecord(name, None, f"cannot read ({exc.strerror or exc})"))
+        return
+    with handle as handle:
+        raw = handle.read(_SNIFF_BYTES)
+        while raw and not raw.strip() and len(raw) < _MAX_LEADING_BLANK:   # leading blank lines
+            more = handle.read(1 << 20)
+            if not more:
+                break
+            raw += more
+        if not raw.strip():
+            bad(BadRecord(name, None, "empty file, no records"))
+            return
+        codec = next((c for bom, c in _BOMS if raw.startswith(bom)), None)
+        if codec is not None:
+            chunks = _recoded(raw, handle, codec)
+            raw = next(chunks, b"")
+        else:
+            problem = _binary(raw)
+            if problem:
+                bad(BadRecord(name, None, problem))
+                return
+            chunks = iter(lambda: handle.read(1 << 16), b"")
+        kind = fmt if fmt != "auto" else _detect_format(source, raw)
+        lines = _decoded_lines(_split_lines(raw, chunks, line_limit), name, bad)
+        readers = {"txt": _txt_records, "jsonl": _jsonl_records, "csv": _csv_records}
+        yield from readers[kind](lines, name, mapping, bad, limits)
+
+
+def _binary(head: bytes) -> str | None:
+    """Why ``head`` is not text, or None."""
+    text = head.decode("utf-8", "replace")
+    share = (text.count("\ufffd") + text.count("\x00")) / max(1, len(text))
+    if share <= _BINARY_SHARE:
+        return None
+    if head[1::2].count(0) > len(head) // 4 or head[0::2].count(0) > len(head) // 4:
+        return "binary file (NUL bytes), not text; it looks like UTF-16 without a BOM: save it as UTF-8"
+    return "binary file (NUL bytes or invalid UTF-8), not text; expected UTF-8 .txt, .jsonl or .csv"
+
+
+def _recoded(first: bytes, handle: IO[bytes], codec: str) -> Iterator[bytes]:
+    """UTF-16/32 (with a BOM) as UTF-8 chunks; undecodable code units become U+FFFD."""
+    decoder = codecs.getincrementaldecoder(codec)("replace")
+    yield decoder.decode(first).encode("utf-8")
     for chunk in iter(lambda: handle.read(1 << 16), b""):
-        rest += chunk
-        *lines, rest = rest.split(b"\n")
-        yield from (line + b"\n" for line in lines)
-    if rest:
-        *lines, last = rest.split(b"\n")
-        yield from (line + b"\n" for line in lines)
-        if last:
-            yield last
+        yield decoder.decode(chunk).encode("utf-8")
+    yield decoder.decode(b"", final=True).encode("utf-8")
 
 
-def _decoded_lines(raw_lines: Iterable[bytes], name: str, bad: Callable[[BadRecord], None]) -> Iterator[tuple[int, str | None]]:
-    """(line number, text) pairs; text is None for a line that is not valid UTF-8 (reported)."""
+def _split_lines(first: bytes, chunks: Iterable[bytes], limit: int) -> Iterator[bytes | None]:
+    """Lines of ``first`` + ``chunks``, ended by ``\\n``, ``\\r\\n`` or ``\\r`` (endings dropped).
+
+    A line over ``limit`` bytes is not kept in memory: it is skipped and yields None.
+    """
+    pending: list[bytes] = []      # the pieces of the line not yet ended
+    size, overlong, skip_lf = 0, False, False
+    for chunk in itertools.chain((first,), chunks):
+        if skip_lf and chunk.startswith(b"\n"):   # the "\n" of a "\r\n" cut between chunks
+            chunk = chunk[1:]
+        skip_lf = chunk.endswith(b"\r")
+        if not chunk:
+            continue
+        *ended, tail = _NEWLINE.split(chunk)
+        if ended:
+            pending.append(ended[0])
+            ended[0] = b"".join(pending)
+            for line in ended:
+                yield None if overlong else line
+                overlong = False
+            pending, size = [], 0
+        if tail:
+            pending.append(tail)
+            size += len(tail)
+            if size > limit:
+                pending, size, overlong = [], 0, True
+    if pending or overlong:
+        yield None if overlong else b"".join(pending)
+
+
+def _decoded_lines(raw_lines: Iterable[bytes | None], name: str,
+                   bad: Callable[[BadRecord], None]) -> Iterator[tuple[int, str | None]]:
+    """(line number, text) pairs; text is None for a line that is not valid UTF-8 or too long (reported)."""
     for number, raw in enumerate(raw_lines, start=1):
+        if raw is None:
+            bad(BadRecord(name, number, "line too long to be one record; line skipped"))
+            yield number, None
+            continue
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -252,7 +327,7 @@ def _decoded_lines(raw_lines: Iterable[bytes], name: str, bad: Callable[[BadReco
             continue
         if number == 1:
             text = text.lstrip("\ufeff")
-        yield number, text.rstrip("\r\n")
+        yield number, text
 
 
 def _detect_format(source: str, head: bytes) -> str:
@@ -262,19 +337,21 @@ def _detect_format(source: str, head: bytes) -> str:
     stripped = head.lstrip()
     if stripped.startswith(b"{"):
         return "jsonl"
-    first_line = stripped.split(b"\n", 1)[0].lower()
+    first_line = _NEWLINE.split(stripped, 1)[0].lower()
     if b"abstract" in first_line and (b"," in first_line or b"\t" in first_line):
         return "csv"
     return "txt"
 
 
 Record = dict[str, Any]
+Lines = Iterable[tuple[int, Optional[str]]]
 
 
-def _txt_records(lines: Iterable[tuple[int, str | None]], name: str, mapping: dict[str, str],
-                 bad: Callable[[BadRecord], None]) -> Iterator[tuple[int, Record]]:
+def _txt_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callable[[BadRecord], None],
+                 limits: Limits) -> Iterator[tuple[int, Record]]:
     """Paragraphs separated by blank lines; a short first paragraph without a full stop is a header."""
     paragraph: list[str] = []
+    size = 0
     start = 0
     broken = False
     first = True
@@ -297,7 +374,10 @@ def _txt_records(lines: Iterable[tuple[int, str | None]], name: str, mapping: di
         if text.strip():
             if not paragraph:
                 start = number
-            paragraph.append(text.strip())
+                size = 0
+            if size <= _MAX_PARAGRAPH:   # keep memory bounded
+                paragraph.append(text.strip())
+                size += len(text)
         elif paragraph:
             yield from flush()
             paragraph, broken = [], False
@@ -305,15 +385,38 @@ def _txt_records(lines: Iterable[tuple[int, str | None]], name: str, mapping: di
         yield from flush()
 
 
-def _jsonl_records(lines: Iterable[tuple[int, str | None]], name: str, mapping: dict[str, str],
-                   bad: Callable[[BadRecord], None]) -> Iterator[tuple[int, Record]]:
+
+def _too_deep(text: str, limit: int) -> bool:
+    """Is the JSON in ``text`` nested deeper than ``limit``? (Only scanned when it could be.)"""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    for token in _JSON_NESTING.finditer(text):
+        char = token.group()
+        if char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False
+
+
+def _jsonl_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callable[[BadRecord], None],
+                   limits: Limits) -> Iterator[tuple[int, Record]]:
     for number, text in lines:
         if text is None or not text.strip():
             continue
-        try:
-            obj = json.loads(text)
+        if _too_deep(text, limits.json_depth):
+            bad(BadRecord(name, number, f"JSON nested deeper than {limits.json_depth} levels; line skipped"))
+            continue
+        try:   # strict=False: a control character inside a string is cleaned later, not fatal
+            obj = json.loads(text, strict=False)
         except json.JSONDecodeError as exc:
             bad(BadRecord(name, number, f"malformed JSON: {exc.msg} at column {exc.colno}"))
+            continue
+        except (ValueError, RecursionError) as exc:   # "Exceeds the limit (4300 digits) ...": a huge number
+            bad(BadRecord(name, number, f"malformed JSON: {str(exc).split(':')[0]}"))
             continue
         if not isinstance(obj, dict):
             bad(BadRecord(name, number, f"expected a JSON object, got {type(obj).__name__}"))
@@ -321,18 +424,22 @@ def _jsonl_records(lines: Iterable[tuple[int, str | None]], name: str, mapping: 
         yield number, {ours: obj.get(theirs) for ours, theirs in mapping.items()}
 
 
-def _csv_records(lines: Iterable[tuple[int, str | None]], name: str, mapping: dict[str, str],
-                 bad: Callable[[BadRecord], None]) -> Iterator[tuple[int, Record]]:
+def _csv_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callable[[BadRecord], None],
+                 limits: Limits) -> Iterator[tuple[int, Record]]:
     numbered = ((n, t) for n, t in lines if t is not None)
     first = next(numbered, None)
     if first is None:
         return
     dialect = "excel-tab" if first[1].count("\t") > first[1].count(",") else "excel"
-    header = next(csv.reader([first[1]], dialect=dialect))
+    try:
+        header = next(csv.reader([first[1]], dialect=dialect))
+    except csv.Error as exc:
+        bad(BadRecord(name, first[0], f"malformed CSV header: {exc}"))
+        return
     header = [h.strip() for h in header]
     if mapping["abstract"] not in header:
         bad(BadRecord(name, first[0], f"CSV header has no {mapping['abstract']!r} column "
-                      f"(columns: {', '.join(header)}); map one with --field abstract=COLUMN"))
+                      f"(columns: {', '.join(header)[:500]}); map one with --field abstract=COLUMN"))
         return
     # csv handles quoted newlines: feed it lines and track where each record started
     current_line = first[0]
@@ -358,58 +465,3 @@ def _csv_records(lines: Iterable[tuple[int, str | None]], name: str, mapping: di
             continue
         values = dict(zip(header, row))
         yield current_line, {ours: values.get(theirs) for ours, theirs in mapping.items()}
-
-
-def _as_list(value: Any) -> tuple[str, ...]:
-    if value is None or value == "":
-        return ()
-    if isinstance(value, str):
-        parts = value.split(";") if ";" in value else value.split(",") if "," in value else [value]
-        return tuple(p.strip() for p in parts if p.strip())
-    if isinstance(value, (list, tuple)):
-        return tuple(str(v).strip() for v in value if str(v).strip())
-    return (str(value),)
-
-
-def _as_year(value: Any) -> int | None:
-    if value is None or value == "":
-        return None
-    match = re.search(r"\b(1[89]\d\d|2\d\d\d)\b", str(value))
-    if not match:
-        raise ValueError(f"year {value!r} is not a year")
-    return int(match.group(1))
-
-
-def _to_paper(record: Record, name: str, line: int, max_chars: int,
-              bad: Callable[[BadRecord], None]) -> Paper | None:
-    abstract = record.get("abstract")
-    if not isinstance(abstract, str) or not abstract.strip():
-        bad(BadRecord(name, line, "no abstract (field 'abstract' missing or empty)"))
-        return None
-    if len(abstract) > max_chars:
-        bad(BadRecord(name, line, f"abstract is {len(abstract):,} characters, over the {max_chars:,} limit "
-                      "(raise it with --max-chars)"))
-        return None
-    abstract = normalise_abstract(abstract)
-    try:
-        year = _as_year(record.get("year"))
-    except ValueError as exc:
-        bad(BadRecord(name, line, str(exc)))
-        return None
-    given_id = record.get("id")
-    pid = str(given_id).strip() if given_id not in (None, "") else paper_id_for(abstract)
-    title = record.get("title")
-    title = normalise_abstract(str(title)) if title not in (None, "") else None
-    venue = record.get("venue")
-    return Paper(
-        id=pid,
-        abstract=abstract,
-        title=title,
-        label=title or derive_label(abstract),
-        title_derived=title is None,
-        year=year,
-        venue=str(venue).strip() if venue not in (None, "") else None,
-        authors=_as_list(record.get("authors")),
-        keywords=_as_list(record.get("keywords")),
-        source=f"{name}:{line}",
-    )

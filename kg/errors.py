@@ -9,6 +9,7 @@ __all__ = [
     "KgError",
     "CorpusError",
     "BadRecord",
+    "RecordWarning",
     "ModelError",
     "GraphError",
     "NodeNotFound",
@@ -34,6 +35,11 @@ class BadRecord(CorpusError):
         self.problem = problem
         where = f"{source}:{line}" if line is not None else source
         super().__init__(f"{where}: {problem}")
+
+
+class RecordWarning(BadRecord):
+    """A record was read, but a documented rule changed or merged it (a blank id, a duplicate);
+    reported like a bad record, never fatal."""
 
 
 class ModelError(KgError):

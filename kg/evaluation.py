@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from extractors.relations import RELATION_LABELS
+from kg.atomic import atomic_open
 from kg.errors import CorpusError
 
 __all__ = [
@@ -482,7 +483,7 @@ def write_predictions(
     relations: Sequence[Sequence[Iterable[tuple[int, int, int, int, str]]]] | None = None,
 ) -> None:
     """Write one JSON object per document (see :func:`prediction_records`)."""
-    with Path(path).open("w", encoding="utf-8") as handle:
+    with atomic_open(path) as handle:
         for record in prediction_records(golds, predicted, fmt, relations):
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 

@@ -28,6 +28,7 @@ from typing import Any
 import networkx as nx
 
 from . import traverse
+from .atomic import AtomicFiles, atomic_open
 from .errors import GraphError
 from .model import LABEL_TO_NODE, NODE_LABELS, PAPER_EDGE_FOR_LABEL, Paper, Relation
 from .resolve import Resolution
@@ -111,8 +112,12 @@ def _add_relation_edges(G: nx.MultiDiGraph, relations: Iterable[Relation]) -> No
         papers = sorted({r.paper_id for r in found})
         evidence = [{"sentence": r.sentence, "paper_id": r.paper_id, "extractor": r.extractor,
                      "score": round(r.score, 4)} for r in found[:MAX_EVIDENCE]]
+        # each paper's own count and best score, so that corpora merged later (Neo4j) add up per paper
+        counts = [sum(1 for r in found if r.paper_id == p) for p in papers]
+        weights = [round(max(r.score for r in found if r.paper_id == p), 4) for p in papers]
         G.add_edge(source, target, key=rel_type, type=rel_type, papers=papers, support=len(papers),
-                   count=len(found), weight=round(max(r.score for r in found), 4), evidence=evidence)
+                   count=len(found), weight=round(max(r.score for r in found), 4), evidence=evidence,
+                   paper_counts=counts, paper_weights=weights)
 
 
 #: A word of two or more characters; terms are the words that are not on spaCy's English stop list.
@@ -244,15 +249,14 @@ class KnowledgeGraph:
             raise GraphError(f"not node-link graph data: {exc}") from exc
         return cls(nx.MultiDiGraph(graph))
 
-    def save(self, path: str | Path) -> Path:
-        """Write node-link JSON; :meth:`load` reads it back to an equal graph."""
+    def save(self, path: str | Path, *, files: AtomicFiles | None = None) -> Path:
+        """Write node-link JSON; :meth:`load` reads it back to an equal graph.
+
+        The file is replaced whole or not at all (with ``files``, together with its other files).
+        """
         path = Path(path)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("w", encoding="utf-8") as handle:
-                json.dump(self.to_dict(), handle, ensure_ascii=False)
-        except OSError as exc:
-            raise GraphError(f"{path}: cannot write graph ({exc.strerror or exc})") from exc
+        with atomic_open(path, files=files) as handle:
+            json.dump(self.to_dict(), handle, ensure_ascii=False)
         return path
 
     @classmethod

@@ -29,6 +29,7 @@ from .resolve import canonical_key
 
 __all__ = [
     "find",
+    "matches",
     "nodes_with_label",
     "entities",
     "papers_with",
@@ -60,18 +61,26 @@ def find(G: nx.MultiDiGraph, name: str, *, label: str | None = None) -> str:
         return name
     if label == "Paper" and f"paper:{name}" in G:
         return f"paper:{name}"
+    found = matches(G, name, label=label)
+    if not found:
+        where = f" with label {label}" if label else ""
+        raise NodeNotFound(f"no node{where} named {name!r}; try `kg stats` or KnowledgeGraph.top() for names")
+    return max(found, key=lambda n: (G.nodes[n].get("support", 0), n))
+
+
+def matches(G: nx.MultiDiGraph, name: str, *, label: str | None = None) -> list[str]:
+    """Every node whose name, title, alias or key is ``name`` (case, plural and dashes ignored),
+    sorted: the one lookup behind :func:`find` and the page's ``--focus``."""
+    label = _node_label(label)
     key = canonical_key(name)
-    matches = []
+    out = []
     for node, data in G.nodes(data=True):
         if label is not None and data.get("label") != label:
             continue
         names = [data.get("name", ""), data.get("title") or "", *data.get("aliases", [])]
         if data.get("key") == key or any(n and canonical_key(n) == key for n in names):
-            matches.append(node)
-    if not matches:
-        where = f" with label {label}" if label else ""
-        raise NodeNotFound(f"no node{where} named {name!r}; try `kg stats` or KnowledgeGraph.top() for names")
-    return max(matches, key=lambda n: (G.nodes[n].get("support", 0), n))
+            out.append(node)
+    return sorted(out)
 
 
 def _node_label(label: str | None) -> str | None:

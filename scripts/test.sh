@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: install kg and its test tools into .venv, install
-# Debian's chromium for the browser tests, start a real Neo4j unless NEO4J_URI is already set, run
-# pytest (extra arguments go to pytest), and stop the server again.
+# Debian's chromium for the browser tests, and run pytest (extra arguments go to pytest). The tests
+# start and stop their own Neo4j (a temporary instance folder, a free port); they never use the
+# server of NEO4J_URI or ~/.cache/kg/neo4j/instance. KG_TEST_NEO4J_URI names a server started for the
+# tests instead (its database must be empty; see tests/integration/conftest.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,13 +17,5 @@ fi
 
 scripts/install-system-deps.sh
 export KG_REQUIRE_BROWSER=1  # the browser tests fail, not skip, when chromium is missing
-
-if [ -z "${NEO4J_URI:-}" ]; then
-    echo "starting Neo4j (docker/neo4j.sh) ..." >&2
-    NEO4J_URI=$(bash docker/neo4j.sh start | tail -n 1)
-    export NEO4J_URI
-    trap 'bash docker/neo4j.sh stop >&2 || true' EXIT
-    echo "Neo4j at $NEO4J_URI" >&2
-fi
 
 "$VENV/bin/python" -m pytest "$@"

@@ -1,9 +1,11 @@
 """Real-Neo4j fixtures for the integration tests (no mocks).
 
-``neo4j_driver`` talks to the server named by ``NEO4J_URI`` (with ``NEO4J_USERNAME`` /
-``NEO4J_PASSWORD`` / ``NEO4J_DATABASE``) when that is set; otherwise it starts a throw-away Neo4j with
-``docker/neo4j.sh`` in a temporary instance directory and stops it when the session ends, so a plain
-``pytest`` works on any machine with Java 17 (and Maven for the first download).
+The suite starts its own throw-away Neo4j with ``docker/neo4j.sh``, in an instance directory under
+pytest's temporary folder and on a free port, and stops it when the session ends; two runs on one
+machine never share a server, and a user's own server (``NEO4J_URI``, ``~/.cache/kg/neo4j/instance``)
+is never touched. ``KG_TEST_NEO4J_URI`` (with ``KG_TEST_NEO4J_USERNAME`` / ``_PASSWORD`` /
+``_DATABASE``) opts in to a server you started for the tests; the suite refuses it unless its database
+is empty or already marked as the suite's (``neo4j_server.claim_database``).
 
 ``neo4j_instance`` starts further servers of the same installation for tests that must break one
 (wrong password, a server killed mid-push) or import into a fresh database.
@@ -15,22 +17,20 @@ import os
 import shutil
 
 import pytest
-from neo4j_server import Neo4jInstance, clear_database
+from neo4j_server import Neo4jInstance, NotATestDatabase, claim_database, clear_database, external_server
+
 
 @pytest.fixture(scope="session")
 def neo4j_settings(tmp_path_factory):
-    """``(uri, auth, database)`` of the test server, started here unless ``NEO4J_URI`` is set."""
-    database = os.environ.get("NEO4J_DATABASE") or "neo4j"
-    uri = os.environ.get("NEO4J_URI")
-    if uri:
-        user = os.environ.get("NEO4J_USERNAME", "neo4j")
-        password = os.environ.get("NEO4J_PASSWORD")
-        yield uri, ((user, password) if password else None), database
+    """``(uri, auth, database)`` of the test server: the suite's own, or ``KG_TEST_NEO4J_URI``'s."""
+    external = external_server(os.environ)
+    if external:
+        yield external
         return
     instance = Neo4jInstance(tmp_path_factory.mktemp("neo4j-main"))
     instance.start()
     try:
-        yield instance.uri, None, database
+        yield instance.uri, None, "neo4j"
     finally:
         instance.stop()
         shutil.rmtree(instance.directory, ignore_errors=True)
@@ -49,6 +49,10 @@ def neo4j_driver(neo4j_settings):
     uri, auth, _ = neo4j_settings
     with neo4j.GraphDatabase.driver(uri, auth=auth) as driver:
         driver.verify_connectivity()
+        try:
+            claim_database(driver, neo4j_settings[2])
+        except NotATestDatabase as exc:
+            pytest.exit(str(exc), returncode=3)
         yield driver
 
 

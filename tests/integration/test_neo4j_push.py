@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 
+import networkx as nx
 import pytest
 
 from graph_exports import neo4j as kg_neo4j
 from kg.graph import KnowledgeGraph
 
 from neo4j_graphs import INJECTION, corpus_a, corpus_b, counts, dump
+from neo4j_server import clear_database
 
 pytestmark = pytest.mark.neo4j
 
@@ -76,7 +78,7 @@ def test_row_by_row_push_gives_the_same_database_as_batched(empty_neo4j):
     driver, db = empty_neo4j
     kg_neo4j.push(corpus_a(), driver, database=db, batch_size=1000)
     batched = dump(driver, db)
-    driver.execute_query("MATCH (n) DETACH DELETE n", database_=db)
+    clear_database(driver, db)
     stats = kg_neo4j.push(corpus_a(), driver, database=db, batch_size=1)
     assert dump(driver, db) == batched
     assert stats.batches >= 8 + 14
@@ -100,7 +102,7 @@ def test_second_corpus_adds_papers_merges_entities_and_updates_support(empty_neo
     assert entities["dataset:cora"]["support"] == 2 and entities["dataset:pubmed"]["support"] == 1
     used_for = _value(driver, db, "MATCH (:Method {id: 'method:graph transformer'})-[r:USED_FOR]->() "
                                   "RETURN r.papers AS papers, r.support AS support, r.evidence_count AS n")
-    assert used_for == [{"papers": ["paper:b1", "paper:a1", "paper:a2"], "support": 3, "n": 3}]
+    assert used_for == [{"papers": ["paper:a1", "paper:a2", "paper:b1"], "support": 3, "n": 3}]
     # pushing the second corpus again changes nothing
     before = dump(driver, db)
     kg_neo4j.push(corpus_b(), driver, database=db)
@@ -125,7 +127,7 @@ def test_remove_paper_removes_what_only_it_supported(empty_neo4j):
     assert _value(driver, db, "MATCH ()-[r:RELATED_TO]->() RETURN count(r) AS n") == [{"n": 0}]
     used_for = _value(driver, db, "MATCH ()-[r:USED_FOR]->() RETURN r.papers AS p, r.evidence_papers AS e, "
                                   "size(r.sentences) AS s, r.support AS support")
-    assert used_for == [{"p": ["paper:b1", "paper:a1"], "e": ["paper:a1", "paper:b1"], "s": 2, "support": 2}]
+    assert used_for == [{"p": ["paper:a1", "paper:b1"], "e": ["paper:a1", "paper:b1"], "s": 2, "support": 2}]
     # removing again is a no-op
     assert kg_neo4j.remove_paper(driver, "paper:a2", database=db).papers == 0
 
@@ -140,7 +142,7 @@ def test_repushing_a_changed_paper_drops_its_stale_relationships(empty_neo4j):
     assert stats.entities_deleted == 1
     assert _value(driver, db, "MATCH (m:Method {id: 'method:evil'}) RETURN count(m) AS n") == [{"n": 0}]
     fresh = dump(driver, db)
-    driver.execute_query("MATCH (n) DETACH DELETE n", database_=db)
+    clear_database(driver, db)
     kg_neo4j.push(changed, driver, database=db)
     assert dump(driver, db) == fresh
 
@@ -172,3 +174,71 @@ def test_fulltext_index_finds_entities_by_alias(empty_neo4j):
     hits = _value(driver, db, "CALL db.index.fulltext.queryNodes('entity_names', $q) YIELD node, score "
                               "RETURN node.id AS id ORDER BY score DESC", q="GT")
     assert hits[0]["id"] == "method:graph transformer"
+
+
+def test_remove_paper_whose_own_id_starts_with_paper_prefix(empty_neo4j):
+    driver, db = empty_neo4j
+    G = nx.MultiDiGraph(kg_schema=1)
+    G.add_node("method:bert", label="Method", name="BERT", aliases=["BERT"], support=2, mention_count=2)
+    for own_id in ("z", "paper:z"):    # node ids paper:z and paper:paper:z
+        G.add_node(f"paper:{own_id}", label="Paper", name=own_id, abstract=f"{own_id} uses BERT.")
+        G.add_edge(f"paper:{own_id}", "method:bert", key="USES", type="USES", role="used", count=1, weight=1.0,
+                   evidence=[{"sentence": "uses BERT", "paper_id": own_id, "start": 0, "end": 4, "text": "BERT"}])
+    kg_neo4j.push(G, driver, database=db)
+    assert kg_neo4j.remove_paper(driver, "paper:z", database=db).papers == 1     # its own id wins
+    papers = _value(driver, db, "MATCH (p:Paper) RETURN p.id AS id")
+    assert papers == [{"id": "paper:z"}]
+    assert _value(driver, db, "MATCH (e:Method) RETURN e.support AS s") == [{"s": 1}]
+    assert kg_neo4j.remove_paper(driver, "z", database=db).papers == 1
+
+
+def corpus_c() -> nx.MultiDiGraph:
+    """A third corpus naming shared entities its own way: "TF" (one paper), "CORA" (two papers,
+    as many as corpus A's "Cora"), and the Graph Transformer's USED_FOR edge once more."""
+    from neo4j_graphs import _edge, _entity, _evidence, _paper
+
+    G = nx.MultiDiGraph(kg_schema=1)
+    _entity(G, "method:transformer", "Method", "TF", ["TF"], 1, 1)
+    _entity(G, "method:graph transformer", "Method", "GraphTF", ["GraphTF"], 2, 2)
+    _entity(G, "dataset:cora", "Dataset", "CORA", ["CORA"], 2, 2)
+    _entity(G, "task:node classification", "Task", "node classification", ["node classification"], 2, 2)
+    for pid, s in (("c1", "TF and GraphTF on CORA for node classification."), ("c2", "GraphTF on CORA.")):
+        _paper(G, pid, pid, s)
+        _edge(G, f"paper:{pid}", "method:graph transformer", "USES", role="used", count=1, weight=0.8,
+              evidence=[_evidence(pid, s, "GraphTF")])
+        _edge(G, f"paper:{pid}", "dataset:cora", "EVALUATES_ON", role="used", count=1, weight=0.8,
+              evidence=[_evidence(pid, s, "CORA")])
+        _edge(G, f"paper:{pid}", "task:node classification", "ADDRESSES", role="used", count=1, weight=0.8,
+              evidence=[_evidence(pid, s, "node classification")])
+    _edge(G, "paper:c1", "method:transformer", "USES", role="used", count=1, weight=0.8, evidence=[_evidence("c1", "TF", "TF")])
+    _edge(G, "method:graph transformer", "task:node classification", "USED_FOR", count=3, weight=0.5,
+          papers=["c1", "c2"], paper_counts=[2, 1], paper_weights=[0.5, 0.4],
+          evidence=[_evidence("c1", "GraphTF for node classification.", "GraphTF"),
+                    _evidence("c2", "GraphTF for it.", "GraphTF")])
+    return G
+
+
+def test_state_after_several_corpora_does_not_depend_on_push_order(empty_neo4j):
+    import itertools
+
+    driver, db = empty_neo4j
+    corpora = {"A": corpus_a, "B": corpus_b, "C": corpus_c}
+    states = {}
+    for order in itertools.permutations("ABC"):
+        clear_database(driver, db)
+        for name in order:
+            kg_neo4j.push(corpora[name](), driver, database=db)
+        states["".join(order)] = dump(driver, db)
+    assert all(state == states["ABC"] for state in states.values()), [k for k, v in states.items() if v != states["ABC"]]
+    names = {r["id"]: r["name"] for r in _value(driver, db, "MATCH (e:Entity) RETURN e.id AS id, e.name AS name")}
+    assert names["method:transformer"] == "Transformer"        # a2 and b1 against c1
+    assert names["method:graph transformer"] == "Graph Transformer"   # a1, a2 and b1 against c1 and c2
+    assert names["dataset:cora"] == "CORA"                     # two papers each: string order decides
+    used_for = _value(driver, db, "MATCH (:Method {id: 'method:graph transformer'})-[r:USED_FOR]->() "
+                                  "RETURN r.count AS count, r.weight AS weight, r.papers AS papers, r.support AS s")
+    assert used_for == [{"count": 2 + 1 + 3, "weight": 0.9, "s": 5,
+                         "papers": ["paper:a1", "paper:a2", "paper:b1", "paper:c1", "paper:c2"]}]
+    kg_neo4j.remove_paper(driver, "a1", database=db)
+    kg_neo4j.remove_paper(driver, "a2", database=db)
+    used_for = _value(driver, db, "MATCH ()-[r:USED_FOR]->() RETURN r.count AS count, r.weight AS weight")
+    assert used_for == [{"count": 1 + 3, "weight": 0.7}]

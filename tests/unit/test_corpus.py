@@ -77,9 +77,19 @@ def test_stable_id_and_duplicates_merged(tmp_path):
 def test_derived_label_prefers_the_coined_name():
     assert derive_label("We introduce String Seed of Thought (SSoT), a novel prompting method.") == "SSoT"
     assert derive_label("To address this gap, we propose RECALL, a multi-modal framework.") == "RECALL"
-    assert derive_label("Proximal methods are widely used in optimisation of many kinds today.") == \
-        "Proximal methods are widely used in optimisation of…"
-    assert derive_label("we propose a dual RS framework which enables input-dependent noise.").startswith("we propose")
+    # no coined name: what the paper proposes or studies, else the topic of its first sentence,
+    # title-cased; never the opening of a sentence
+    assert derive_label("we propose a dual RS framework which enables input-dependent noise.") == "Dual RS Framework"
+    assert derive_label("We address the problem of fine-tuning diffusion models for reward-guided generation, "
+                        "where ...") == "Fine-Tuning Diffusion Models for Reward-Guided Generation"
+    assert derive_label("We present a novel parameter-free universal gradient method for solving convex "
+                        "optimization problems. It ...") == \
+        "Parameter-Free Universal Gradient Method for Solving Convex Optimization Problems"
+    assert derive_label("Proximal methods are widely used in optimisation of many kinds today.") == "Proximal Methods"
+    assert derive_label("Axis-aligned decision trees are fast and stable but struggle.") == "Axis-Aligned Decision Trees"
+    # a generic head names no paper; with nothing better, the first words remain
+    assert derive_label("A major barrier is data. Several companies deploy it widely in many ways today.") == \
+        "A major barrier is data. Several companies deploy…"
 
 
 def test_normalise_strips_markdown_and_latex_emphasis():
@@ -121,7 +131,7 @@ def test_empty_and_binary_files_are_skipped_with_one_line_each(tmp_path):
     papers, stats, errors = read([empty, binary, good])
     assert len(papers) == 1 and stats.skipped == 2
     assert errors == [f"{empty}: empty file, no records",
-                      f"{binary}: binary file (NUL bytes), not text; expected .txt, .jsonl or .csv"]
+                      f"{binary}: binary file (NUL bytes or invalid UTF-8), not text; expected UTF-8 .txt, .jsonl or .csv"]
 
 
 def test_csv_without_abstract_column_names_the_columns(tmp_path):

@@ -20,6 +20,7 @@ from graph_exports.html import (
     to_html,
     write_html,
 )
+from graph_exports.page_data import decompress, derive, unpack
 from kg.errors import ExportError, NodeNotFound
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
@@ -27,12 +28,15 @@ import html_graphs  # noqa: E402
 
 
 def page_data(page: str) -> dict:
-    """The nodes, edges and meta the page's script reads (each on one line of the template)."""
+    """The nodes, edges and meta the page's script rebuilds (each part on one line of the
+    template: pyvis's nodes, kg's store, meta), unpacked as the page unpacks them."""
     out = {}
-    for key in ("nodes", "edges", "meta"):
+    for key in ("nodes", "store", "meta"):
         match = re.search(rf"^  {key}: (.*?),?$", page, re.M)
         assert match, f"no {key} line in the page"
         out[key] = json.loads(match.group(1))
+    out["nodes"], out["edges"] = unpack(*decompress(out["nodes"], out.pop("store"), page))
+    derive(out["nodes"], out["edges"], out["meta"])
     return out
 
 
@@ -236,11 +240,20 @@ def test_year_filter_drops_papers_and_their_only_entities(tiny):
 def test_max_nodes_keeps_the_most_supported_and_says_what_went(tiny):
     sel = select(tiny, max_nodes=3)
     assert "dataset:gsm8k" in sel.nodes and len(sel.nodes) == 3
-    assert sel.left_out == [("max 3 nodes: the least supported", 2)]
+    assert sel.left_out == [("max 3 nodes: papers and entities in their shares, the least supported of each", 2)]
     assert sum(sel.left_out_by_label.values()) == 2
     meta = page_data(to_html(tiny, max_nodes=3))["meta"]
     assert meta["counts"]["totalNodes"] == 5 and meta["counts"]["nodes"] == 3
-    assert meta["leftOut"] == [["max 3 nodes: the least supported", 2]]
+    assert meta["leftOut"] == [["max 3 nodes: papers and entities in their shares, the least supported of each", 2]]
+
+
+def test_max_nodes_keeps_papers_and_entities_in_their_shares():
+    g = html_graphs.synthetic_graph(600)
+    sel = select(g, max_nodes=100)
+    kinds = [g.nodes[n]["label"] == "Paper" for n in sel.nodes]
+    papers = sum(1 for _n, d in g.nodes(data=True) if d["label"] == "Paper")
+    assert len(sel.nodes) == 100
+    assert abs(sum(kinds) - round(100 * papers / 600)) <= 1, "papers keep their share of the view"
 
 
 def test_max_nodes_never_drops_the_focus(tiny):
@@ -312,3 +325,21 @@ def test_kg_html_command_writes_the_page(tiny, tmp_path):
     data = page_data(out.read_text(encoding="utf-8"))
     assert data["meta"]["view"] == "papers" and data["meta"]["sizeBy"] == "support"
     assert len(data["nodes"]) == 2 and len(data["edges"]) == 1
+
+
+# --- one options object, one name lookup ------------------------------------------------------------
+
+
+def test_page_options_object_and_keywords_give_the_same_page(tiny):
+    from graph_exports.html import PageOptions
+
+    assert to_html(tiny, PageOptions(view="papers", size_by="support")) == to_html(tiny, view="papers", size_by="support")
+    with pytest.raises(ExportError, match="unknown page option 'colour'"):
+        to_html(tiny, colour="red")
+
+
+def test_focus_finds_names_as_knowledge_graph_find_does(tiny):
+    from kg import traverse
+
+    for name in ("large language models", "Large-Language-Model", "LLMs"):
+        assert resolve_focus(tiny, name) == traverse.find(tiny, name) == "method:large language model"

@@ -91,3 +91,10 @@ def test_neo4j_csv_headers_and_arrays():
     header = files["relationships-USED_FOR.csv"][0]
     assert header[:3] == [":START_ID", ":END_ID", ":TYPE"] and "papers:string[]" in header
     assert files["nodes-Paper.csv"][0][:2] == ["id:ID", ":LABEL"] and "title_derived:boolean" in files["nodes-Paper.csv"][0]
+
+
+def test_a_node_id_longer_than_neo4j_indexes_is_refused_before_anything_is_sent():
+    G = tiny()
+    G.add_node("paper:" + "é" * 5000, label="Paper", name="long")   # 10,006 bytes of UTF-8
+    with pytest.raises(ExportError, match=r"id is 10,006 bytes, over the 8,000 a Neo4j index key holds"):
+        to_rows(G)
