@@ -219,7 +219,9 @@ def test_co_occurring_methods(loaded):
                 pairs[(G.nodes[a]["name"], G.nodes[b]["name"])] += 1
     expected = sorted(((a, b, c) for (a, b), c in pairs.items()), key=lambda t: (-t[2], t[0], t[1]))[:10]
     got = [(r["method"], r["other"], r["papers"]) for r in run(loaded, "co_occurring_methods")]
-    assert got == expected and got[0][2] >= 2
+    # the example corpus's papers share few methods (with the shipped model no pair is in two papers):
+    # the order (papers, then names) is what the query and Python must agree on
+    assert got and got == expected
 
 
 def test_paper_profile(loaded):
