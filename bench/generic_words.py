@@ -31,6 +31,10 @@ class Replay:
         self.nlp = nlp
         self.docs = docs_by_text
 
+    @property
+    def max_length(self):  # build_from_papers skips abstracts over the pipeline's limit
+        return self.nlp.max_length
+
     def make_doc(self, text):
         return self.nlp.make_doc(text)
 
