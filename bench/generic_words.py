@@ -95,22 +95,21 @@ def main() -> None:
     print(f"with the whole list: paper F1 {base['f']:.4f} (P {base['p']:.4f} R {base['r']:.4f}); "
           f"{len(hits)} entries filtered something")
     rows = []
-    for entry, n in hits.most_common():
-        if n < args.min_count:
-            break
-        result = score(lambda text, entry=entry: False if key(text) == entry else original(text))
-        delta = result["f"] - base["f"]
-        rows.append((delta, entry, n, result))
-        print(f"  without {entry!r:34} ({n:3} filtered): F1 {result['f']:.4f} ({delta:+.4f})  "
-              + " ".join(f"{k[:2]} {v['f']:.3f}" for k, v in result["per_type"].items()), flush=True)
+
+    def try_without(counts: Counter[str], verb: str) -> None:
+        """Score the pipeline with each phrase of ``counts`` (filtered >= --min-count times) let through."""
+        for phrase, n in counts.most_common():
+            if n < args.min_count:
+                break
+            result = score(lambda text, phrase=phrase: False if key(text) == phrase else original(text))
+            delta = result["f"] - base["f"]
+            rows.append((delta, phrase, n, result))
+            print(f"  {verb} {phrase!r:34} ({n:3} filtered): F1 {result['f']:.4f} ({delta:+.4f})  "
+                  + " ".join(f"{k[:2]} {v['f']:.3f}" for k, v in result["per_type"].items()), flush=True)
+
+    try_without(hits, "without")
     print(f"{len(by_rule)} phrases filtered by the word rule (every word generic), not by an entry")
-    for phrase, n in by_rule.most_common():
-        if n < args.min_count:
-            break
-        result = score(lambda text, phrase=phrase: False if key(text) == phrase else original(text))
-        delta = result["f"] - base["f"]
-        rows.append((delta, phrase, n, result))
-        print(f"  letting {phrase!r:34} ({n:3} filtered): F1 {result['f']:.4f} ({delta:+.4f})", flush=True)
+    try_without(by_rule, "letting")
     for phrase in [p.strip() for p in args.try_add.split(",") if p.strip()]:
         result = score(lambda text, phrase=key(phrase): True if key(text) == phrase else original(text))
         print(f"  adding {phrase!r:35}: F1 {result['f']:.4f} ({result['f'] - base['f']:+.4f})", flush=True)
