@@ -2,8 +2,8 @@
 # The whole test suite on a fresh machine: install kg and its test tools into .venv, install
 # Debian's chromium for the browser tests, and run pytest (extra arguments go to pytest). The tests
 # start and stop their own Neo4j (a temporary instance folder, a free port); they never use the
-# server of NEO4J_URI or ~/.cache/kg/neo4j/instance. KG_TEST_NEO4J_URI names a server started for the
-# tests instead (its database must be empty; see tests/integration/conftest.py).
+# server of NEO4J_URI or docker/neo4j.sh's default instance. KG_TEST_NEO4J_URI names a server
+# started for the tests instead (its database must be empty; see tests/integration/conftest.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

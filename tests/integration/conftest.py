@@ -2,7 +2,7 @@
 
 The suite starts its own throw-away Neo4j with ``docker/neo4j.sh``, in an instance directory under
 pytest's temporary folder and on a free port, and stops it when the session ends; two runs on one
-machine never share a server, and a user's own server (``NEO4J_URI``, ``~/.cache/kg/neo4j/instance``)
+machine never share a server, and a user's own server (``NEO4J_URI``, ``docker/neo4j.sh``'s default instance)
 is never touched. ``KG_TEST_NEO4J_URI`` (with ``KG_TEST_NEO4J_USERNAME`` / ``_PASSWORD`` /
 ``_DATABASE``) opts in to a server you started for the tests; the suite refuses it unless its database
 is empty or already marked as the suite's (``neo4j_server.claim_database``).
