@@ -7,7 +7,7 @@ import json
 
 import spacy
 
-from extractors.roles import RoleModel, concept_groups, doc_concepts, fit_roles
+from extractors.roles import RoleModel, concept_groups, doc_concepts, fit_roles, window_features
 from extractors.roles_train import choose_threshold
 
 
@@ -37,6 +37,16 @@ def test_fit_roles_learns_that_coined_defined_names_are_proposed():
     neg = [["gazetteer", "label=METHOD"]] * 20
     model = fit_roles([(f, True) for f in pos] + [(f, False) for f in neg])
     assert model.probability(pos[0]) > 0.8 > 0.2 > model.probability(neg[0])
+
+
+def test_window_words_are_positional_and_stay_in_the_mention_sentence():
+    text = "We beat ResNet. FooNet employs a gated memory, which helps. It ends here."
+    mention = _rec("gated memory", text.index("gated"), sent_start=16,
+                   sentence="FooNet employs a gated memory, which helps.")
+    feats = window_features(text, [mention])
+    assert {"b0:a", "b1:employs", "b2:foonet", "bb:employs_a", "a0:,", "a1:which", "a2:helps"} <= set(feats)
+    assert not any(f.endswith((":beat", ":resnet", ":it", ":ends")) for f in feats)  # other sentences
+    assert "b3:foonet" not in feats  # positions count from the mention outwards
 
 
 def test_kg_roles_sets_every_mention_of_a_concept(tmp_path):
