@@ -161,7 +161,9 @@ def _small(graph):
     """A few papers with their neighbours: enough to compile every statement."""
     import networkx as nx
 
-    G = graph.nx if hasattr(graph, "nx") else graph
+    from kg.schema import as_nx
+
+    G = as_nx(graph)
     papers = [n for n, d in G.nodes(data=True) if d.get("label") == "Paper"][:50]
     keep = set(papers)
     for p in papers:

@@ -30,6 +30,8 @@ from spacy.attrs import LOWER
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from kg.schema import PRODUCT_TO_SCIERC, SCIERC_RELATION_LABELS
+
 from .mentions import MENTIONS_KEY
 
 __all__ = [
@@ -50,15 +52,8 @@ __all__ = [
     "RelationExtractor",
 ]
 
-RELATION_LABELS: tuple[str, ...] = (
-    "USED-FOR",
-    "EVALUATE-FOR",
-    "FEATURE-OF",
-    "HYPONYM-OF",
-    "PART-OF",
-    "COMPARE",
-    "CONJUNCTION",
-)
+#: The classifier's relation labels: SciERC's seven.
+RELATION_LABELS: tuple[str, ...] = SCIERC_RELATION_LABELS
 #: Labels whose two ends can be swapped; SciERC writes them mostly in text order.
 SYMMETRIC_LABELS: frozenset[str] = frozenset({"COMPARE", "CONJUNCTION"})
 NONE = "NONE"
@@ -66,13 +61,6 @@ RELATIONS_KEY = "kg_relations"
 SPAN_RELATIONS_KEY = "kg_span_relations"
 #: The trained model shipped as package data.
 MODEL_DIR = Path(__file__).parent / "models" / "relations"
-#: Product mention labels -> the SciERC labels the classifier was trained on.
-PRODUCT_TO_SCIERC: dict[str, str] = {
-    "METHOD": "Method",
-    "TASK": "Task",
-    "METRIC": "Metric",
-    "DATASET": "Material",
-}
 #: Words between two spans that often decide the relation (conjoined with the pair's labels).
 CUES: tuple[str, ...] = (
     "for", "on", "than", "such", "of", "and", "or", "in", "to", "by", "with", "from", "as",

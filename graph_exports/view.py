@@ -13,7 +13,7 @@ import networkx as nx
 
 from kg import traverse
 from kg.errors import ExportError, NodeNotFound
-from kg.model import NODE_LABELS
+from kg.schema import NODE_LABELS, as_nx
 
 __all__ = ["VIEWS", "SIZE_BY", "Selection", "resolve_focus", "select", "check_options"]
 
@@ -43,16 +43,6 @@ class Selection:
     total_edges: int = 0
     left_out: list[tuple[str, int]] = field(default_factory=list)
     left_out_by_label: dict[str, int] = field(default_factory=dict)
-
-
-def _as_nx(graph: Any) -> nx.MultiDiGraph:
-    """The networkx graph inside a ``KnowledgeGraph``, or the graph itself."""
-    g = getattr(graph, "nx", graph)
-    if not isinstance(g, nx.Graph):
-        raise ExportError(
-            f"to_html needs a KnowledgeGraph or a networkx graph, not {type(graph).__name__}"
-        )
-    return g
 
 
 def _label(data: dict[str, Any]) -> str:
@@ -94,7 +84,7 @@ def resolve_focus(graph: Any, focus: str) -> str:
     Raises:
         NodeNotFound: nothing matches, or several nodes match (the message lists them).
     """
-    g = _as_nx(graph)
+    g = as_nx(graph, ExportError, "to_html needs")
     if focus in g:
         return focus
     hits = traverse.matches(g, focus)
@@ -188,7 +178,7 @@ def select(
     ExportError : an option is out of range.
     NodeNotFound : the focus names no node, or is ambiguous.
     """
-    g = _as_nx(graph)
+    g = as_nx(graph, ExportError, "to_html needs")
     check_options(view, radius, min_support, years, max_nodes, "degree")
     keep_labels = _norm_labels(labels)
     left_out: list[tuple[str, int]] = []

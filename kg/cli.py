@@ -362,7 +362,7 @@ def eval_command(
     pipeline is scored paper by paper, per label, with PROPOSES precision and recall, and mention by
     mention. SciERC and CoNLL: the statistical model alone on the gold tokens, exact span and label.
     """
-    from .evaluation import FORMATS
+    from .gold import FORMATS
 
     if fmt == "auto":
         fmt = "annotations" if gold[0].is_dir() else _sniff_gold_format(gold[0])
@@ -376,20 +376,34 @@ def eval_command(
     if resolution:
         if fmt != "scierc":
             raise KgError("--resolution needs coreference clusters: use a SciERC file with --format scierc")
-        from .resolution_eval import resolution_cli
+        from extractors.pipeline import load_pipeline
 
-        resolution_cli(gold[0], as_json=as_json, model=str(model) if model else None)
+        from .resolution_eval import evaluate_resolution
+        from .tables import render_resolution_table
+
+        result = evaluate_resolution(str(gold[0]), load_pipeline(str(model) if model else None))
+        if as_json:
+            typer.echo(json.dumps(result))
+        else:
+            console.print(render_resolution_table(result))
         return
-    from .evaluation import eval_cli
+    from .evaluation import evaluate_model
+    from .tables import render_relations_table, render_table
 
-    eval_cli(gold[0], fmt, save_predictions=save_predictions, as_json=as_json, model=str(model) if model else None)
+    result = evaluate_model(gold[0], fmt, save_predictions=save_predictions, model=str(model) if model else None)
+    if as_json:
+        typer.echo(json.dumps(result))
+        return
+    console.print(render_table(result))
+    if result.get("relations"):
+        console.print(render_relations_table(result))
 
 
 def _eval_annotations(gold: list[Path], model: Optional[Path], no_model: bool, graph: Optional[Path],
                       save_predictions: Optional[Path], as_json: bool) -> None:
     from .annotations import AnnotationError, load
-    from .evaluation import prf_table
     from .paper_eval import evaluate_annotations, score_graph
+    from .tables import prf_table
 
     try:
         if graph is not None:
@@ -408,7 +422,7 @@ def _eval_annotations(gold: list[Path], model: Optional[Path], no_model: bool, g
 
         write_text(save_predictions, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in errors))
     if as_json:
-        print(json.dumps(result))
+        typer.echo(json.dumps(result))
         return
     paper = result["paper"]
     title = f"{', '.join(result['gold'])}: {result['docs']} papers, (paper, label, entity)"
@@ -423,8 +437,32 @@ def _eval_annotations(gold: list[Path], model: Optional[Path], no_model: bool, g
                                 [*(((k,), v) for k, v in spans["per_type"].items()), (("micro",), spans)]))
 
 
-@app.command("train")
+train_app = typer.Typer(
+    help="Rebuild the trained models that ship in extractors/models: with no subcommand, the NER "
+    "(tok2vec + ner) with its role model and relation cut-offs; `kg train relations` and "
+    "`kg train roles` retrain the other two alone.",
+    invoke_without_command=True,
+    no_args_is_help=False,
+)
+app.add_typer(train_app, name="train")
+
+
+def _show_training_progress() -> None:
+    """Training reports its steps through logging (extractors.*); show them on stderr."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    for name in ("extractors", "kg"):
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.INFO)
+        if not logger.handlers:
+            logger.addHandler(handler)
+
+
+@train_app.callback()
 def train_command(
+    ctx: typer.Context,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Where to write the pipeline (default: the shipped extractors/models/sci_ner).")] = None,
     data: Annotated[Optional[Path], typer.Option("--data", help="The shared data folder (default: $KG_SHARED_DATA or shared/data beside the repository).")] = None,
     work_dir: Annotated[Optional[Path], typer.Option("--work-dir", help="Keep corpora, vectors, pretrained weights and checkpoints here (default: a temporary folder).")] = None,
@@ -440,16 +478,75 @@ def train_command(
     seed: Annotated[int, typer.Option("--seed", help="system.seed of every training step.")] = 0,
     steps: Annotated[Optional[int], typer.Option("--steps", help="Training steps of the final model (default: the recipe's).", min=100)] = None,
 ) -> None:
-    """Rebuild the trained extractor from the annotations in data/annotations and the shared data, with the committed config and fixed seeds."""
-    from extractors.train import MODEL_DIR, train_cli
+    """Rebuild the trained extractor from the annotations in data/annotations and the shared data,
+    with the committed config and fixed seeds; then its role model and relation cut-offs."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from extractors.train import MODEL_DIR, train_recipe
 
     try:
         only = [int(k) for k in folds.split(",")] if folds else None
     except ValueError:
         raise KgError(f"--folds {folds!r}: give fold numbers separated by commas, e.g. 0,2") from None
-    train_cli(output or MODEL_DIR, data, work_dir, vectors=vectors, pretrain=pretrained or pretrain, crossval=crossval,
-              folds=only, first_round=first_round, scierc_recipe=scierc_recipe, annotations=annotations, dev=dev,
-              seed=seed, steps=steps)
+    _show_training_progress()
+    result = train_recipe(output or MODEL_DIR, data, work_dir, vectors=vectors, pretrain=pretrained or pretrain,
+                          crossval=crossval, folds=only, first_round=first_round, scierc_recipe=scierc_recipe,
+                          annotations=annotations, dev=dev, seed=seed, steps=steps)
+    typer.echo(json.dumps(result, indent=2, default=str))
+
+
+@train_app.command("relations")
+def train_relations_command(
+    ner: Annotated[Optional[Path], typer.Option("--ner", help="The NER pipeline whose spans the classifier is tuned for and scored with end to end; its kg.json gets the cut-offs (default: the shipped one).")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Where the classifier goes (default: the shipped extractors/models/relations).")] = None,
+    data: Annotated[Optional[Path], typer.Option("--data", help="The shared data folder (default: $KG_SHARED_DATA or shared/data beside the repository).")] = None,
+    train_spans: Annotated[str, typer.Option("--train-spans", help="Spans of SciERC train that make the candidate pairs: gold, ner or both.")] = "gold",
+    tune_on: Annotated[str, typer.Option("--tune-on", help="Tune the decision rule on cv-ner, cv-gold (out of fold on train), dev-ner or dev-gold.")] = "cv-ner",
+    folds: Annotated[int, typer.Option("--folds", min=2, help="Folds of the cross-validation on train.")] = 5,
+    label_bias: Annotated[bool, typer.Option("--label-bias", help="Tune one bias per relation label besides the NONE margin (it overfits the CV proxy).")] = False,
+    c: Annotated[float, typer.Option("--c", help="Inverse L2 strength of the logistic regression.")] = 1.0,
+    min_count: Annotated[int, typer.Option("--min-count", help="Features seen fewer times are dropped.")] = 2,
+    min_precision: Annotated[float, typer.Option("--min-precision", help="Choose the graph's relation cut-offs for this precision on SciERC dev, end to end.")] = 0.7,
+    cutoffs_only: Annotated[bool, typer.Option("--cutoffs-only", help="No training: only choose the cut-offs of the classifier in --output for --ner.")] = False,
+) -> None:
+    """Retrain the relation classifier on SciERC (needs scikit-learn) and choose its cut-offs."""
+    choices = {"--train-spans": (train_spans, ("gold", "ner", "both")),
+               "--tune-on": (tune_on, ("cv-ner", "cv-gold", "dev-ner", "dev-gold"))}
+    for option, (value, allowed) in choices.items():
+        if value not in allowed:
+            raise KgError(f"{option} {value!r} is not supported; use one of {', '.join(allowed)}")
+    from extractors.relations import MODEL_DIR
+    from extractors.relations_train import retrain_relations
+
+    _show_training_progress()
+    result = retrain_relations(ner, output or MODEL_DIR, data, train_spans=train_spans, tune_on=tune_on,
+                               folds=folds, label_bias=label_bias, c=c, min_count=min_count,
+                               min_precision=min_precision, cutoffs_only=cutoffs_only)
+    typer.echo(json.dumps(result, default=str))
+
+
+@train_app.command("roles")
+def train_roles_command(
+    model: Annotated[Optional[Path], typer.Option("--model", "-m", help="The pipeline whose role model is refitted (roles.json and kg.json in it; default: the shipped one).")] = None,
+    annotations: Annotated[Optional[list[Path]], typer.Option("--annotations", "-a", help="Annotated abstracts added to data/annotations/train.jsonl (repeatable).", exists=True, dir_okay=False)] = None,
+    dev: Annotated[Optional[list[Path]], typer.Option("--dev", help="Annotated files to choose the threshold on instead of data/annotations/dev.jsonl (repeatable).", exists=True, dir_okay=False)] = None,
+    min_precision: Annotated[float, typer.Option("--min-precision", help="PROPOSES precision the threshold is chosen for on the dev files.")] = 0.9,
+) -> None:
+    """Refit the role model (which methods and data sets a paper proposes) of a trained pipeline."""
+    from extractors.pipeline import shipped_model_path
+    from extractors.train import ANNOTATIONS, finish_roles
+
+    from .annotations import load
+
+    target = model or shipped_model_path()
+    if target is None:
+        raise KgError("no trained pipeline is shipped in extractors/models/sci_ner; pass --model")
+    train_files = [ANNOTATIONS / "train.jsonl", *(annotations or [])]
+    dev_files = list(dev or [ANNOTATIONS / "dev.jsonl"])
+    load(train_files + dev_files)  # a bad line is reported before the pipeline reads anything
+    _show_training_progress()
+    result = finish_roles(Path(target), train_files, dev_files, min_precision=min_precision)
+    typer.echo(json.dumps(result, default=str))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,4 @@
-"""The knowledge graph: DESIGN.md's schema in a ``networkx.MultiDiGraph``.
+"""The knowledge graph: the schema of :mod:`kg.schema` in a ``networkx.MultiDiGraph``.
 
 Node ids: ``paper:<paper id>`` for papers, ``<label>:<canonical key>`` for entities
 (``method:large language model``). Every node has ``label`` (Paper, Method, Dataset, Task, Metric)
@@ -30,18 +30,14 @@ import networkx as nx
 from . import traverse
 from .atomic import AtomicFiles, atomic_open
 from .errors import GraphError
-from .model import LABEL_TO_NODE, NODE_LABELS, PAPER_EDGE_FOR_LABEL, Paper, Relation
+from .model import Paper, Relation
 from .resolve import Resolution
+from .schema import ENTITY_NODE_LABELS, LABEL_TO_NODE, PAPER_EDGE_FOR_LABEL, paper_node_id
 
 __all__ = ["SCHEMA_VERSION", "KnowledgeGraph", "paper_node_id", "build_graph", "related_edges", "paper_terms"]
 
 SCHEMA_VERSION = 1
 MAX_EVIDENCE = 5
-
-
-def paper_node_id(paper_id: str) -> str:
-    """Node id of a paper: ``paper:<id>``."""
-    return f"paper:{paper_id}"
 
 
 def build_graph(papers: Iterable[Paper], resolution: Resolution, relations: Iterable[Relation] = (), *,
@@ -285,7 +281,7 @@ class KnowledgeGraph:
         return {
             "papers": nodes.get("Paper", 0),
             "mentions": mentions,
-            "entities": {label: nodes.get(label, 0) for label in NODE_LABELS if label != "Paper"},
+            "entities": {label: nodes.get(label, 0) for label in ENTITY_NODE_LABELS},
             "edges": dict(sorted(edges.items())),
             "nodes_total": self.nx.number_of_nodes(),
             "edges_total": self.nx.number_of_edges(),

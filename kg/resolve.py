@@ -29,7 +29,8 @@ from spacy.lookups import Table, load_lookups
 from extractors.lexicon import is_generic
 from extractors.rules import load_gazetteer
 
-from .model import Entity, Mention, Paper, Relation, RelationMention, schema_relation
+from .model import Entity, Mention, Paper, Relation, RelationMention
+from .schema import schema_relation
 
 __all__ = ["canonical_key", "entity_id", "Resolution", "ResolutionStats", "resolve", "resolve_relations"]
 
