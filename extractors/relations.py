@@ -430,7 +430,7 @@ class RelationModel:
         path = Path(path)
         if not (path / "model.json").exists():
             raise ModelError(f"{path}: no relation model here (model.json missing); "
-                             "run `python -m extractors.relations_train`")
+                             "run `kg train relations`")
         cfg = json.loads((path / "model.json").read_text(encoding="utf-8"))
         names = (path / "features.txt").read_text(encoding="utf-8").split("\n")[:-1]
         with np.load(path / "weights.npz") as data:
