@@ -237,6 +237,8 @@ def _strip_head(doc: Doc, span: Span) -> Span:
     return span
 
 
-@Language.factory("kg_mentions", default_config={"min_chars": 2})
+# the candidates: the rule components' doc.spans keys and, where a trained model runs, doc.ents
+@Language.factory("kg_mentions", default_config={"min_chars": 2}, requires=["doc.sents", "doc.spans"],
+                  assigns=["doc.user_data", "doc.spans"])
 def make_mention_chooser(nlp: Language, name: str, min_chars: int) -> MentionChooser:
     return MentionChooser(nlp, name, min_chars=min_chars)

@@ -602,7 +602,8 @@ class RelationExtractor:
 
 
 @Language.factory("kg_relations", default_config={"model_path": None, "spans_key": None, "min_score": None,
-                                                  "label_min_scores": None})
+                                                  "label_min_scores": None},
+                  requires=["doc.sents", "doc.user_data"], assigns=["doc.user_data"])
 def make_relation_extractor(nlp: Language, name: str, model_path: str | None, spans_key: str | None,
                             min_score: float | None, label_min_scores: dict[str, float] | None) -> RelationExtractor:
     """The ``kg_relations`` component.

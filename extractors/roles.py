@@ -228,7 +228,8 @@ class RoleClassifier:
         return self
 
 
-@Language.factory("kg_roles", default_config={"model_path": None})
+@Language.factory("kg_roles", default_config={"model_path": None}, requires=["doc.user_data"],
+                  assigns=["doc.user_data"])
 def make_role_classifier(nlp: Language, name: str, model_path: str | None) -> RoleClassifier:
     """The ``kg_roles`` component (model_path: a role model JSON; None for the shipped one)."""
     return RoleClassifier(nlp, name, model_path=model_path)

@@ -425,12 +425,13 @@ class HeadPhraseFinder(Stateless):
 
 
 
-@Language.factory("kg_cues", default_config={"spans_key": CUES_KEY})
+@Language.factory("kg_cues", default_config={"spans_key": CUES_KEY}, assigns=["doc.spans"])
 def make_cue_finder(nlp: Language, name: str, spans_key: str) -> CueFinder:
     return CueFinder(nlp, name, spans_key=spans_key)
 
 
-@Language.factory("kg_heads", default_config={"spans_key": HEADS_KEY})
+@Language.factory("kg_heads", default_config={"spans_key": HEADS_KEY}, requires=["token.is_sent_start"],
+                  assigns=["doc.spans"])
 def make_head_finder(nlp: Language, name: str, spans_key: str) -> HeadPhraseFinder:
     return HeadPhraseFinder(nlp, name, spans_key=spans_key)
 
@@ -496,7 +497,7 @@ class ShapeFinder(Stateless):
         return doc
 
 
-@Language.factory("kg_shapes", default_config={"spans_key": "kg_gazetteer"})
+@Language.factory("kg_shapes", default_config={"spans_key": "kg_gazetteer"}, assigns=["doc.spans"])
 def make_shape_finder(nlp: Language, name: str, spans_key: str) -> ShapeFinder:
     return ShapeFinder(nlp, name, spans_key=spans_key)
 
