@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
@@ -26,6 +26,30 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _quiet_help_types() -> None:
+    """typer 0.2x writes a type beside every parameter in ``--help``: ``<bool>`` beside flags,
+    ``<list[str]>`` beside repeatable ones. kg's help texts say what each takes, so flags show
+    none, and a parameter with a metavar shows that (arguments already show it as their name)."""
+    from typer import core
+
+    for cls in (getattr(core, "TyperOption", None), getattr(core, "TyperArgument", None)):
+        original = getattr(cls, "display_type_rich", None)
+        if cls is None or original is None:  # another typer: it does not add them
+            continue
+
+        def display(self: Any, ctx: Any, _original: Any = original) -> str | None:
+            if getattr(self, "is_flag", False):
+                return None
+            if self.metavar is not None:
+                return None if isinstance(self, core.TyperArgument) else self.metavar
+            return _original(self, ctx)
+
+        cls.display_type_rich = display
+
+
+_quiet_help_types()
 console = Console()
 err_console = Console(stderr=True)
 _state = {"debug": False}
@@ -48,6 +72,11 @@ def main() -> None:
     except KeyboardInterrupt:
         err_console.print("interrupted")
         sys.exit(130)
+
+
+def _count(n: int, word: str) -> str:
+    """``1 paper``, ``2 papers``, ``1,234 papers``."""
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
 def _load_nlp(model: Optional[Path], no_model: bool):
@@ -74,10 +103,10 @@ def _count_lines_hint(inputs: list[str]) -> int | None:
 
 @app.command("build")
 def build_cli(
-    inputs: Annotated[list[str], typer.Argument(help="Files, directories or globs of abstracts (.txt paragraphs, .jsonl, .csv); - for stdin.")],
+    inputs: Annotated[list[str], typer.Argument(metavar="INPUT", help="Files, directories or globs of abstracts (.txt paragraphs, .jsonl, .csv); - for stdin.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder for graph.json, graph.graphml, graph.html and summary.json.")] = Path("out"),
     fmt: Annotated[str, typer.Option("--format", "-f", help="Input format: auto (by suffix), txt, jsonl or csv.")] = "auto",
-    field: Annotated[Optional[list[str]], typer.Option("--field", help="Map a field to your column, e.g. --field abstract=summary (repeatable).")] = None,
+    field: Annotated[Optional[list[str]], typer.Option("--field", metavar="FIELD=NAME", help="Map a field to your column, e.g. --field abstract=summary (repeatable).")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Stop at the first bad record instead of skipping it.")] = False,
     max_chars: Annotated[int, typer.Option("--max-chars", help="Abstracts longer than this are bad records.")] = 100_000,
     model: Annotated[Optional[Path], typer.Option("--model", "-m", help="A spaCy pipeline directory or package to use instead of the shipped one.")] = None,
@@ -147,6 +176,10 @@ def _print_summary(summary, out: Path, html: bool, *, wrote: bool = True) -> Non
         table.add_row("mentions dropped", f"{summary.mentions_dropped:,} (longer than a name can be)")
     mentions = ", ".join(f"{k} {v:,}" for k, v in summary.mentions_by_label.items())
     table.add_row("mentions", f"{summary.mentions:,} ({mentions})")
+    generic = int((summary.resolution or {}).get("dropped_generic", 0))
+    if generic:
+        table.add_row("mentions in the graph", f"{summary.mentions - generic:,} ({_count(generic, 'generic phrase')} "
+                                               "got no entity; kg stats counts these)")
     entities = ", ".join(f"{k} {v:,}" for k, v in summary.entities.items())
     table.add_row("entities", f"{sum(summary.entities.values()):,} ({entities})")
     table.add_row("edges", ", ".join(f"{k} {v:,}" for k, v in summary.edges.items()))
@@ -160,7 +193,7 @@ def _print_summary(summary, out: Path, html: bool, *, wrote: bool = True) -> Non
 
 @app.command("stats")
 def stats_cli(
-    graph: Annotated[Path, typer.Argument(help="A graph.json written by kg build.")],
+    graph: Annotated[Path, typer.Argument(metavar="GRAPH", help="A graph.json written by kg build.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     top: Annotated[int, typer.Option("--top", help="Also list the N best-supported entities per label.")] = 0,
 ) -> None:
@@ -175,13 +208,17 @@ def stats_cli(
     if as_json:
         typer.echo(json.dumps(stats))
         return
-    table = Table(title=str(graph), show_header=False, box=None)
+    table = Table(title=str(graph), show_header=False, box=None, title_justify="left")
     table.add_row("papers", f"{stats['papers']:,}")
-    table.add_row("mentions", f"{stats['mentions']:,}")
+    table.add_row("mentions in the graph", f"{stats['mentions']:,} (those linked to an entity)")
+    table.add_section()
+    table.add_row("[bold]entities by label[/]", f"{sum(stats['entities'].values()):,}")
     for label, count in stats["entities"].items():
-        table.add_row(label, f"{count:,}")
+        table.add_row(f"  {label}", f"{count:,}")
+    table.add_section()
+    table.add_row("[bold]edges by type[/]", f"{sum(stats['edges'].values()):,}")
     for rel, count in stats["edges"].items():
-        table.add_row(rel, f"{count:,}")
+        table.add_row(f"  {rel}", f"{count:,}")
     console.print(table)
     for label, rows in stats.get("top", {}).items():
         console.print(f"[bold]{label}[/]: " + "; ".join(f"{escape(name)} ({s})" for name, s in rows), highlight=False)
@@ -189,7 +226,7 @@ def stats_cli(
 
 @app.command("explain")
 def explain_cli(
-    name: Annotated[str, typer.Argument(help="An entity name, alias or node id, e.g. LLMs.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="An entity name, alias or node id, e.g. LLMs.")],
     graph: Annotated[Path, typer.Option("--graph", "-g", help="graph.json written by kg build; merges.jsonl is read beside it.")] = Path("out/graph.json"),
     label: Annotated[Optional[str], typer.Option("--label", "-l", help="Only entities of this label (Method, Dataset, Task, Metric).")] = None,
 ) -> None:
@@ -199,7 +236,7 @@ def explain_cli(
     g = KnowledgeGraph.load(graph)
     node = g.find(name, label=label)
     data = g.nx.nodes[node]
-    console.print(f"[bold]{escape(data['name'])}[/] ({data['label']}, {escape(node)}), {data.get('support', 0)} papers", highlight=False)
+    console.print(f"[bold]{escape(data['name'])}[/] ({data['label']}, {escape(node)}), {_count(data.get('support', 0), 'paper')}", highlight=False)
     merges_path = graph.parent / "merges.jsonl"
     rows = {}
     if merges_path.exists():
@@ -216,9 +253,9 @@ def explain_cli(
 
 @app.command("export")
 def export_cli(
-    graph: Annotated[Path, typer.Argument(help="A graph.json written by kg build.")],
+    graph: Annotated[Path, typer.Argument(metavar="GRAPH", help="A graph.json written by kg build.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output file (or folder for folder formats); required, so nothing lands in the current folder unasked.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="graphml, json, or neo4j-csv (a folder of neo4j-admin import files).")] = "graphml",
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output file (or folder for folder formats).")] = Path("graph.graphml"),
 ) -> None:
     """Write a graph in another format."""
     from graph_exports.files import write_graphml, write_json
@@ -236,8 +273,6 @@ def export_cli(
 def _write_neo4j_csv(g, out: Path) -> Path:
     from graph_exports.neo4j_csv import write_neo4j_csv
 
-    if out == Path("graph.graphml"):  # the --out default is for graphml
-        out = Path("neo4j-import")
     files = write_neo4j_csv(g, out)
     err_console.print(f"{files.node_count:,} nodes, {files.relationship_count:,} relationships; load with: "
                       f"neo4j-admin database import full @{out / 'import.args'} DATABASE", highlight=False,
@@ -257,14 +292,14 @@ def _push_graph(graph, uri: str):
 
 @app.command("push")
 def push_cli(
-    graph: Annotated[Optional[Path], typer.Argument(help="A graph.json written by kg build (optional with --remove-paper).")] = None,
+    graph: Annotated[Optional[Path], typer.Argument(metavar="GRAPH", help="A graph.json written by kg build (optional with --remove-paper).")] = None,
     uri: Annotated[str, typer.Option("--uri", envvar="NEO4J_URI", help="Bolt URI of the server.")] = "bolt://127.0.0.1:7687",
     user: Annotated[str, typer.Option("--user", "-u", envvar="NEO4J_USERNAME", help="User name.")] = "neo4j",
     password: Annotated[Optional[str], typer.Option("--password", "-p", envvar="NEO4J_PASSWORD", show_default=False,
                                                     help="Password; leave unset for a server without authentication.")] = None,
     database: Annotated[Optional[str], typer.Option("--database", "-d", envvar="NEO4J_DATABASE", help="Database (default: the server's default).")] = None,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Rows per transaction.")] = 1000,
-    remove_paper: Annotated[Optional[list[str]], typer.Option("--remove-paper", help="Remove this paper and what only it supported (repeatable).")] = None,
+    remove_paper: Annotated[Optional[list[str]], typer.Option("--remove-paper", metavar="ID", help="Remove this paper and what only it supported (repeatable).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the push statistics as one JSON object.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks instead of one-line errors.")] = False,
 ) -> None:
@@ -299,12 +334,12 @@ def push_cli(
 
 @app.command("html")
 def html_cli(
-    graph: Annotated[Path, typer.Argument(help="A graph.json written by kg build.")],
+    graph: Annotated[Path, typer.Argument(metavar="GRAPH", help="A graph.json written by kg build.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="The page to write (must end in .html).")] = Path("graph.html"),
     view: Annotated[str, typer.Option("--view", help="knowledge (papers and entities) or papers (paper map).")] = "knowledge",
     focus: Annotated[Optional[str], typer.Option("--focus", help="Show only the neighbourhood of this node (id, name or alias).")] = None,
     radius: Annotated[int, typer.Option("--radius", help="Hops around --focus.")] = 1,
-    labels: Annotated[Optional[list[str]], typer.Option("--labels", help="Node labels to keep (repeat, or comma-separate).")] = None,
+    labels: Annotated[Optional[list[str]], typer.Option("--labels", metavar="LABEL[,LABEL]", help="Node labels to keep (repeat, or comma-separate).")] = None,
     min_support: Annotated[int, typer.Option("--min-support", help="Leave out entities found in fewer papers.")] = 1,
     year_from: Annotated[Optional[int], typer.Option("--year-from", help="Leave out papers before this year.")] = None,
     year_to: Annotated[Optional[int], typer.Option("--year-to", help="Leave out papers after this year.")] = None,
@@ -347,7 +382,7 @@ def _sniff_gold_format(path: Path) -> str:
 
 @app.command("eval")
 def eval_command(
-    gold: Annotated[list[Path], typer.Argument(help="Gold files: kg annotations (JSON lines with text and entities), SciERC JSON lines or CoNLL (token ... BIO-tag).", exists=True, dir_okay=True)],
+    gold: Annotated[list[Path], typer.Argument(metavar="GOLD", help="Gold files: kg annotations (JSON lines with text and entities), SciERC JSON lines or CoNLL (token ... BIO-tag).", exists=True, dir_okay=True)],
     fmt: Annotated[str, typer.Option("--format", "-f", help="auto (from the file), annotations, scierc or conll.")] = "auto",
     save_predictions: Annotated[Optional[Path], typer.Option("--save-predictions", "-s", help="Write the predictions as JSON lines (annotations: each paper's false positives and misses).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
@@ -425,7 +460,7 @@ def _eval_annotations(gold: list[Path], model: Optional[Path], no_model: bool, g
         typer.echo(json.dumps(result))
         return
     paper = result["paper"]
-    title = f"{', '.join(result['gold'])}: {result['docs']} papers, (paper, label, entity)"
+    title = f"{', '.join(result['gold'])}: {_count(result['docs'], 'paper')}, (paper, label, entity)"
     console.print(prf_table(title, ["label"], [*(((k,), v) for k, v in paper["per_type"].items()), (("micro",), paper)]))
     roles = paper["proposes"]
     console.print(f"PROPOSES on matched methods and data sets: precision {100 * roles['precision']:.1f}, "
@@ -471,8 +506,8 @@ def train_command(
     pretrained: Annotated[Optional[Path], typer.Option("--pretrained", help="Start from pretrained tok2vec weights of an earlier run (WORK/pretrain/model-last.bin).")] = None,
     crossval: Annotated[int, typer.Option("--crossval", metavar="K", help="Instead of training the shipped model, k-fold the SciERC recipe on TDMSci train and print its TDMSci figure.")] = 0,
     folds: Annotated[Optional[str], typer.Option("--folds", help="With --crossval: only these folds, e.g. 0 or 0,2.")] = None,
-    annotations: Annotated[Optional[list[Path]], typer.Option("--annotations", "-a", help="Your own annotated abstracts (kg's JSON-lines format, see data/annotations/README.md), added to the shipped training split (repeatable).", exists=True, dir_okay=False)] = None,
-    dev: Annotated[Optional[list[Path]], typer.Option("--dev", help="Annotated files to choose checkpoints and thresholds on instead of data/annotations/dev.jsonl (repeatable).", exists=True, dir_okay=False)] = None,
+    annotations: Annotated[Optional[list[Path]], typer.Option("--annotations", "-a", metavar="FILE", help="Your own annotated abstracts (kg's JSON-lines format, see data/annotations/README.md), added to the shipped training split (repeatable).", exists=True, dir_okay=False)] = None,
+    dev: Annotated[Optional[list[Path]], typer.Option("--dev", metavar="FILE", help="Annotated files to choose checkpoints and thresholds on instead of data/annotations/dev.jsonl (repeatable).", exists=True, dir_okay=False)] = None,
     scierc_recipe: Annotated[bool, typer.Option("--scierc-recipe", help="The older recipe without annotations: SciERC's six labels plus DATASET.")] = False,
     first_round: Annotated[bool, typer.Option("--first-round", help="The first round's SciERC recipe (SciERC once, its data-set names as DATASET).")] = False,
     seed: Annotated[int, typer.Option("--seed", help="system.seed of every training step.")] = 0,
@@ -528,8 +563,8 @@ def train_relations_command(
 @train_app.command("roles")
 def train_roles_command(
     model: Annotated[Optional[Path], typer.Option("--model", "-m", help="The pipeline whose role model is refitted (roles.json and kg.json in it; default: the shipped one).")] = None,
-    annotations: Annotated[Optional[list[Path]], typer.Option("--annotations", "-a", help="Annotated abstracts added to data/annotations/train.jsonl (repeatable).", exists=True, dir_okay=False)] = None,
-    dev: Annotated[Optional[list[Path]], typer.Option("--dev", help="Annotated files to choose the threshold on instead of data/annotations/dev.jsonl (repeatable).", exists=True, dir_okay=False)] = None,
+    annotations: Annotated[Optional[list[Path]], typer.Option("--annotations", "-a", metavar="FILE", help="Annotated abstracts added to data/annotations/train.jsonl (repeatable).", exists=True, dir_okay=False)] = None,
+    dev: Annotated[Optional[list[Path]], typer.Option("--dev", metavar="FILE", help="Annotated files to choose the threshold on instead of data/annotations/dev.jsonl (repeatable).", exists=True, dir_okay=False)] = None,
     min_precision: Annotated[float, typer.Option("--min-precision", help="PROPOSES precision the threshold is chosen for on the dev files.")] = 0.9,
 ) -> None:
     """Refit the role model (which methods and data sets a paper proposes) of a trained pipeline."""

@@ -37,6 +37,9 @@ from .schema import ENTITY_NODE_LABELS, LABEL_TO_NODE, PAPER_EDGE_FOR_LABEL, pap
 __all__ = ["SCHEMA_VERSION", "KnowledgeGraph", "paper_node_id", "build_graph", "related_edges", "paper_terms"]
 
 SCHEMA_VERSION = 1
+#: What a command that reads a graph was given instead, and what to do.
+_GRAPH_HINT = ("expected the graph.json that kg build writes; a corpus file is an input of "
+               "`kg build INPUT -o OUTDIR`, which writes OUTDIR/graph.json")
 MAX_EVIDENCE = 5
 
 
@@ -265,11 +268,12 @@ class KnowledgeGraph:
         except FileNotFoundError:
             raise GraphError(f"{path}: no such graph file; build one with `kg build INPUT -o OUTDIR`") from None
         except json.JSONDecodeError as exc:
-            raise GraphError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from exc
+            raise GraphError(f"{path}:{exc.lineno}: not a kg graph (not one JSON document: {exc.msg}); "
+                             f"{_GRAPH_HINT}") from exc
         except OSError as exc:
             raise GraphError(f"{path}: cannot read ({exc.strerror or exc})") from exc
         if not isinstance(data, dict) or "nodes" not in data:
-            raise GraphError(f"{path}: not a kg graph (no 'nodes'); expected kg build's graph.json")
+            raise GraphError(f"{path}: not a kg graph (no 'nodes'); {_GRAPH_HINT}")
         return cls.from_dict(data)
 
     # -- counts ----------------------------------------------------------------------------
