@@ -120,7 +120,7 @@ def _phase(args: argparse.Namespace) -> dict:
         if profiler is not None:
             profiler.enable()
         wall, cpu = time.perf_counter(), time.process_time()
-        extract_wall = extract_cpu = None
+        extract_wall = None
         if args.phase in ("extract", "profile"):
             mentions = relations = 0
             for item in extract(nlp, papers, batch_size=args.batch_size, n_process=1):
@@ -137,6 +137,7 @@ def _phase(args: argparse.Namespace) -> dict:
             profiler = None
         if best is None or cpu < best[1]:
             best = (wall, cpu, mentions, relations, extract_wall)
+    assert best is not None, "--repeat is at least 1"
     wall, cpu, mentions, relations, extract_wall = best
     row = {
         "phase": args.phase,

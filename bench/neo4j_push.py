@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 NEO4J_SH = ROOT / "docker" / "neo4j.sh"
@@ -58,7 +59,7 @@ def load_graph(args: argparse.Namespace):
         for p in papers:
             handle.write(json.dumps({"id": p.id, "title": p.title, "abstract": p.abstract}) + "\n")
     t = time.perf_counter()
-    graph, _ = build([str(src)], load_pipeline())
+    graph = build([str(src)], load_pipeline()).graph
     print(f"built the graph of {len(papers):,} abstracts in {time.perf_counter() - t:.0f} s", file=sys.stderr)
     return graph
 
@@ -174,7 +175,7 @@ def _small(graph):
 def _spread(statements, limit: int) -> list[tuple[str, dict]]:
     """Up to ``limit`` (query, row) pairs, taking every type in proportion to its size."""
     total = sum(len(rows) for _, rows in statements)
-    out = []
+    out: list[tuple[str, Any]] = []
     for query, rows in statements:
         take = len(rows) if limit >= total else max(1, round(limit * len(rows) / total))
         out.extend((query, row) for row in rows[:take])

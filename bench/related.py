@@ -70,7 +70,7 @@ def main() -> None:
         def recomputed(*, terms: bool, title: bool) -> dict[str, list[str]]:
             g = graph.nx.copy()
             g.remove_edges_from([(u, v, key) for u, v, key in g.edges(keys=True) if key == "RELATED_TO"])
-            for node, data in g.nodes(data=True):
+            for _node, data in g.nodes(data=True):
                 if data.get("label") == "Paper":
                     data["keywords"] = []
                     if not title:
@@ -111,9 +111,9 @@ def main() -> None:
                              ("random", random_neighbours)):
         p, covered, coverage = precision(neighbours)
         print(f"{name:<22} {p:>14.3f} {covered:>16} {coverage:>9.1%}")
-    shared = defaultdict(int)
+    shared: defaultdict[int, int] = defaultdict(int)
     with_terms = 0
-    for u, v, key, data in graph.nx.edges(keys=True, data=True):
+    for _u, _v, key, data in graph.nx.edges(keys=True, data=True):
         if key == "RELATED_TO":
             shared[min(len(data.get("shared", [])), 10)] += 1
             with_terms += bool(data.get("shared_terms"))

@@ -189,13 +189,13 @@ def _scirex_golds(path: str | Path, sample: float, seed: int, max_sentence_token
             words = record["words"]
             mentions = sorted((int(s), int(e), str(label)) for s, e, label in record["ner"])
             for start, end in record["sentences"]:
-                inside = [(s, e, l) for s, e, l in mentions if start <= s and e <= end]
+                inside = [(s, e, label) for s, e, label in mentions if start <= s and e <= end]
                 if not inside or end - start > max_sentence_tokens or rng.random() >= sample:
                     continue
                 yield GoldDoc(
                     f"{record['doc_id']}:{start}",
                     [words[start:end]],
-                    [[(s - start, e - start - 1, l) for s, e, l in inside]],
+                    [[(s - start, e - start - 1, label) for s, e, label in inside]],
                 )
 
 

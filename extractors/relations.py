@@ -204,9 +204,25 @@ class PairFeaturizer:
 
     def _clear(self) -> None:
         index = self.index
-        for name in ("ha", "hb", "fa", "fb", "before", "after", "afterA", "beforeB", "bf", "bl", "bw",
-                     "La", "Lb", "midL", "lenA", "lenB", "hab", "bseq"):
-            setattr(self, name, _Ids(index, name + "="))
+        # one id cache per feature template ("ha=" + head word of A, ...), named as the template
+        self.ha = _Ids(index, "ha=")
+        self.hb = _Ids(index, "hb=")
+        self.fa = _Ids(index, "fa=")
+        self.fb = _Ids(index, "fb=")
+        self.before = _Ids(index, "before=")
+        self.after = _Ids(index, "after=")
+        self.afterA = _Ids(index, "afterA=")
+        self.beforeB = _Ids(index, "beforeB=")
+        self.bf = _Ids(index, "bf=")
+        self.bl = _Ids(index, "bl=")
+        self.bw = _Ids(index, "bw=")
+        self.La = _Ids(index, "La=")
+        self.Lb = _Ids(index, "Lb=")
+        self.midL = _Ids(index, "midL=")
+        self.lenA = _Ids(index, "lenA=")
+        self.lenB = _Ids(index, "lenB=")
+        self.hab = _Ids(index, "hab=")
+        self.bseq = _Ids(index, "bseq=")
         self.pairs: dict[tuple[str, str], tuple] = {}
         self.labelled: dict[str, _Ids] = {}  # "La|ha" style features: Lha=, Lhb=
 

@@ -366,7 +366,9 @@ def train_relations(output: Path | None = MODEL_DIR, data_dir: Path | None = Non
     dev_ner = predicted_ner(dev_docs, ner_model) if ner_model else None
     gold_examples = doc_examples(train_docs)
     ner_examples = doc_examples(train_docs, train_ner) if train_ner is not None else None
-    if train_spans == "gold":
+    if train_spans != "gold" and ner_examples is None:
+        raise ValueError(f"train_spans={train_spans!r} needs a NER model")
+    if train_spans == "gold" or ner_examples is None:
         examples = gold_examples
     elif train_spans == "ner":
         examples = ner_examples
@@ -374,7 +376,7 @@ def train_relations(output: Path | None = MODEL_DIR, data_dir: Path | None = Non
         examples = [g + p for g, p in zip(gold_examples, ner_examples)]
     margin, biases, tuned_f = 0.0, [0.0] * len(RELATION_LABELS), None
     if tune_on.startswith("cv-"):
-        held = ner_examples if tune_on == "cv-ner" else gold_examples
+        held = ner_examples if tune_on == "cv-ner" and ner_examples is not None else gold_examples
         scores = np.vstack(crossval_logits(examples, held, folds, **options))
         gold = np.array([CLASSES.index(cls) for doc in held for _, cls in doc])
         margin, biases, tuned_f = tune_biases(gold, scores, _gold_counts(train_docs), per_label=label_bias)

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from spacy.attrs import LOWER, ORTH, SENT_START
 from spacy.language import Language
@@ -509,9 +510,9 @@ def add_gazetteer(nlp: Language, name: str = "kg_gazetteer", directory: str | No
     patterns) merged in between. The rulers' patterns are saved with the pipeline, so a packaged
     model carries its gazetteer."""
     exact, lower = gazetteer_patterns(nlp, directory)
-    ruler = nlp.add_pipe("span_ruler", name=name, config={"spans_key": name, "overwrite": True, "validate": False})
+    ruler: Any = nlp.add_pipe("span_ruler", name=name, config={"spans_key": name, "overwrite": True, "validate": False})
     ruler.add_patterns(exact)
     nlp.add_pipe("kg_shapes", name=name + "_shapes", config={"spans_key": name})
-    ruler_lower = nlp.add_pipe("span_ruler", name=name + "_lower", config={
+    ruler_lower: Any = nlp.add_pipe("span_ruler", name=name + "_lower", config={
         "spans_key": name, "overwrite": False, "validate": False, "phrase_matcher_attr": "LOWER"})
     ruler_lower.add_patterns(lower)

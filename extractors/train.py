@@ -212,11 +212,11 @@ def vector_text(data_dir: Path, path: Path) -> int:
     """
     import spacy
 
-    tokenizer = spacy.blank("en").tokenizer
+    tokenizer: Any = spacy.blank("en").tokenizer
     count = 0
     with path.open("w", encoding="utf-8") as out:
         for source in sorted((data_dir / "corpora").glob("*.jsonl")):
-            texts = []
+            texts: list[str] = []
             with source.open(encoding="utf-8") as handle:
                 for line in handle:
                     record = json.loads(line)

@@ -501,7 +501,7 @@ def to_html(graph: Any, options: PageOptions | None = None, **kwargs: Any) -> st
     if paper is not None:
         meta["options"] = [f"paper map of {sel.focus}, {len(sel.nodes) - 1} related papers"]
         if title is None:
-            meta["title"] = "kg paper map: " + _short(_display_name(sel.focus, g.nodes[sel.focus]), 60)
+            meta["title"] = "kg paper map: " + _short(_display_name(str(sel.focus), g.nodes[sel.focus]), 60)
 
     # pyvis carries what vis-network draws of each node; the rest of the data (panels, edges) is
     # stored once, compactly, beside it (graph_exports.page_data) and unpacked by the page.

@@ -410,10 +410,10 @@ def push(graph: KnowledgeGraph | nx.MultiDiGraph, driver, *, database: str | Non
         for record in _run(driver, cypher.PRUNE_PAPER_EDGES, {"rows": batch}, database, stats, progress()):
             dropped.update(record["targets"])
     ids = sorted(touched | dropped)
-    for batch in batched(ids, max(batch_size, 1000)):
-        _run(driver, cypher.RECOMPUTE_ENTITY_SUPPORT, {"ids": batch}, database, stats, progress())
-    for batch in batched(sorted(dropped - touched), max(batch_size, 1000)):
-        for record in _run(driver, cypher.DELETE_ORPHAN_ENTITIES, {"ids": batch}, database, stats, progress()):
+    for id_batch in batched(ids, max(batch_size, 1000)):
+        _run(driver, cypher.RECOMPUTE_ENTITY_SUPPORT, {"ids": id_batch}, database, stats, progress())
+    for id_batch in batched(sorted(dropped - touched), max(batch_size, 1000)):
+        for record in _run(driver, cypher.DELETE_ORPHAN_ENTITIES, {"ids": id_batch}, database, stats, progress()):
             stats.entities_deleted += record["deleted"]
     stats.node_seconds = t1 - t0
     stats.relationship_seconds = t2 - t1

@@ -136,7 +136,8 @@ def pack(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[list
                 n.get("papersTotal", 0),
             ])
 
-    e_from, e_to, e_type, e_weight, e_count, e_ev, e_total, e_rel = [], [], [], [], [], [], [], []
+    e_from, e_to, e_type, e_weight, e_count, e_ev, e_total = [], [], [], [], [], [], []
+    e_rel: list[list[Any] | None] = []
     for e in edges:
         e_from.append(index[e["from"]])
         e_to.append(index[e["to"]])
@@ -348,7 +349,7 @@ def decompress(vis_nodes: list[dict[str, Any]], store: dict[str, Any], page: str
         import re
 
         def blob(name: str) -> str:
-            match = re.search(r'<script type="application/octet-stream" id="%s">([^<]*)</script>' % name, page or "")
+            match = re.search(rf'<script type="application/octet-stream" id="{name}">([^<]*)</script>', page or "")
             if match is None:
                 raise ValueError("the page keeps its data in blobs; pass the page's text")
             return match.group(1).strip()

@@ -258,12 +258,12 @@ def select(
 
         # papers and entities each keep their share of the view (at least a quarter each, when
         # there are that many), the best ranked of each; the focus is always kept
-        papers = sorted((n for n in nodes if _label(g.nodes[n]) == "Paper"), key=rank)
+        ranked_papers = sorted((n for n in nodes if _label(g.nodes[n]) == "Paper"), key=rank)
         others = sorted((n for n in nodes if _label(g.nodes[n]) != "Paper"), key=rank)
-        want = round(max_nodes * len(papers) / len(nodes))
-        want = max(want, min(len(papers), max_nodes // 4))
-        want = min(want, len(papers), max_nodes - min(len(others), max_nodes // 4))
-        keep = set(papers[:want]) | set(others[: max_nodes - want])
+        want = round(max_nodes * len(ranked_papers) / len(nodes))
+        want = max(want, min(len(ranked_papers), max_nodes // 4))
+        want = min(want, len(ranked_papers), max_nodes - min(len(others), max_nodes // 4))
+        keep = set(ranked_papers[:want]) | set(others[: max_nodes - want])
         if focus_id is not None and focus_id not in keep:
             keep.add(focus_id)
             worst = max((n for n in keep if n != focus_id), key=rank)
@@ -303,7 +303,7 @@ def _within(g: nx.MultiDiGraph, seeds: set[str], hops: int) -> set[str]:
     seen = set(seeds)
     frontier = set(seeds)
     for _ in range(hops):
-        nxt = set()
+        nxt: set[str] = set()
         for n in frontier:
             nxt.update(m for m in nx.all_neighbors(g, n) if m not in seen)
         if not nxt:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from typing import Annotated, Any, Optional
 
 import typer
@@ -254,16 +255,19 @@ def explain_cli(
 @app.command("export")
 def export_cli(
     graph: Annotated[Path, typer.Argument(metavar="GRAPH", help="A graph.json written by kg build.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output file (or folder for folder formats); required, so nothing lands in the current folder unasked.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="graphml, json, or neo4j-csv (a folder of neo4j-admin import files).")] = "graphml",
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", show_default=False, help="Output file (or folder for folder formats); required, so nothing lands in the current folder unasked.")] = None,
 ) -> None:
     """Write a graph in another format."""
     from graph_exports.files import write_graphml, write_json
 
     from .graph import KnowledgeGraph
 
+    if out is None:
+        raise KgError("kg export needs --out PATH (-o): the file, or for neo4j-csv the folder, to write")
     g = KnowledgeGraph.load(graph)
-    writers = {"graphml": write_graphml, "json": write_json, "neo4j-csv": _write_neo4j_csv}
+    writers: dict[str, Callable[[KnowledgeGraph, Path], Path]] = {
+        "graphml": write_graphml, "json": write_json, "neo4j-csv": _write_neo4j_csv}
     if fmt not in writers:
         raise KgError(f"--format {fmt!r} is not supported; use one of {', '.join(writers)}")
     path = writers[fmt](g, out)
@@ -444,7 +448,7 @@ def _eval_annotations(gold: list[Path], model: Optional[Path], no_model: bool, g
         if graph is not None:
             from .graph import KnowledgeGraph
 
-            result = {"gold": [str(p) for p in gold], "format": "annotations", "graph": str(graph),
+            result: dict[str, Any] = {"gold": [str(p) for p in gold], "format": "annotations", "graph": str(graph),
                       "paper": score_graph(KnowledgeGraph.load(graph), load(gold), keep_errors=save_predictions is not None)}
             result["docs"] = result["paper"]["papers"]
         else:

@@ -229,13 +229,14 @@ def _file_records(source: str, stdin: IO[bytes] | None, fmt: str, mapping: dict[
                   limits: Limits) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line, record) pairs of one input; a file that is empty, binary or unreadable is one bad record."""
     name = "<stdin>" if source == "-" else source
+    opened: contextlib.AbstractContextManager[IO[bytes]]
     try:
-        handle = contextlib.nullcontext(stdin if stdin is not None else sys.stdin.buffer) if source == "-" \
+        opened = contextlib.nullcontext(stdin if stdin is not None else sys.stdin.buffer) if source == "-" \
             else open(source, "rb")
     except OSError as exc:
         bad(BadRecord(name, None, f"cannot read ({exc.strerror or exc})"))
         return
-    with handle as handle:
+    with opened as handle:
         raw = handle.read(_SNIFF_BYTES)
         while raw and not raw.strip() and len(raw) < _MAX_LEADING_BLANK:   # leading blank lines
             more = handle.read(1 << 20)

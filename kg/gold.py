@@ -176,13 +176,14 @@ def read_scierc(path: str | Path) -> Iterator[GoldDoc]:
 def bio_to_spans(tags: Sequence[str], offset: int = 0) -> list[Span]:
     """Spans ``(start, end, label)`` (end inclusive) from BIO (or IOB1) tags; a stray I- opens a span."""
     spans: list[Span] = []
-    start, label = None, None
+    start: int | None = None
+    label = ""
     for i, tag in enumerate([*tags, "O"]):
         prefix, _, kind = tag.partition("-")
         continues = prefix == "I" and label == kind and start is not None
         if start is not None and not continues:
             spans.append((start + offset, i - 1 + offset, label))
-            start, label = None, None
+            start, label = None, ""
         if prefix in ("B", "I") and not continues:
             start, label = i, kind
     return spans
@@ -220,7 +221,7 @@ def to_spacy_doc(vocab: Any, gold: GoldDoc) -> Any:
     from spacy.tokens import Doc
 
     words = gold.words
-    sent_starts: list[bool] = []
+    sent_starts: list[bool | int | None] = []
     for sentence in gold.sentences:
         sent_starts.extend([True] + [False] * (len(sentence) - 1))
     spaces = [True] * len(words)
@@ -291,8 +292,8 @@ def predict(
 
 
 def score_spans(
-    predicted: Iterable[tuple[Any, int, int, str]],
-    gold: Iterable[tuple[Any, int, int, str]],
+    predicted: Iterable[tuple[Any, ...]],
+    gold: Iterable[tuple[Any, ...]],
     labels: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Score ``(doc, start, end, label)`` tuples, exact span and label (any tuple whose last item

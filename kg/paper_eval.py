@@ -67,7 +67,7 @@ def graph_items(G: Any, paper_node: str) -> list[Item]:
         forms[eid].add(abstract[start:end])
     out = []
     seen: set[str] = set()
-    for _, eid, data in G.out_edges(paper_node, data=True):
+    for _, eid in G.out_edges(paper_node):
         node = G.nodes[eid]
         label = NODE_TO_LABEL.get(node.get("label"))
         if label is None or eid in seen:

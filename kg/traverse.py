@@ -93,8 +93,8 @@ def _node_label(label: str | None) -> str | None:
 
 def nodes_with_label(G: nx.MultiDiGraph, label: str) -> list[str]:
     """Node ids with ``label``, sorted."""
-    label = _node_label(label)
-    return sorted(n for n, d in G.nodes(data=True) if d.get("label") == label)
+    wanted = _node_label(label)
+    return sorted(n for n, d in G.nodes(data=True) if d.get("label") == wanted)
 
 
 def entities(G: nx.MultiDiGraph, *, label: str | None = None) -> list[str]:
@@ -150,8 +150,8 @@ def ego(G: nx.MultiDiGraph, node: str, *, radius: int = 1) -> nx.MultiDiGraph:
 def top(G: nx.MultiDiGraph, label: str, *, n: int = 20) -> list[tuple[str, int]]:
     """The ``n`` entities of ``label`` with the most supporting papers: ``(entity id, support)``.
     Ties go to the entity mentioned most often, then to the id."""
-    label = _node_label(label)
+    wanted = _node_label(label)
     ranked = sorted(((node, int(d.get("support", 0)), int(d.get("mention_count", 0)))
-                     for node, d in G.nodes(data=True) if d.get("label") == label),
+                     for node, d in G.nodes(data=True) if d.get("label") == wanted),
                     key=lambda t: (-t[1], -t[2], t[0]))
     return [(node, support) for node, support, _count in ranked[:n]]

@@ -113,7 +113,7 @@ def main() -> None:
                 h.write(json.dumps(row, ensure_ascii=False) + "\n")
     # queues: each double batch goes to two annotators (first in their queue), singles round-robin
     ann = list(args.annotators)
-    queues = {a: [] for a in ann}
+    queues: dict[str, list] = {a: [] for a in ann}
     half = len(ann) // 2
     for k in range(len(double)):
         queues[ann[k % len(ann)]].append(f"d{k:02d}")

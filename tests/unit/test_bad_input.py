@@ -76,7 +76,7 @@ def test_json_nested_100000_deep_is_one_bad_line(tmp_path):
 
 def test_a_5000_digit_year_and_a_year_out_of_range_are_bad_records(tmp_path):
     f = tmp_path / "y.jsonl"
-    f.write_text('{"abstract": "%s", "year": %s}\n{"abstract": "%s", "year": 99999}\n' % (A, "9" * 5000, B),
+    f.write_text(f'{{"abstract": "{A}", "year": {"9" * 5000}}}\n{{"abstract": "{B}", "year": 99999}}\n',
                  encoding="utf-8")
     papers, _, errors, _ = read([f])
     assert papers == []
