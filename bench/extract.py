@@ -1,6 +1,6 @@
 """Extraction and build throughput on a real JSON-lines corpus, on one core.
 
-    python bench/extract.py ../shared/data/corpora/iclr2026_accepted.jsonl -n 1000 [--profile]
+    python bench/extract.py $KG_SHARED_DATA/corpora/iclr2026_accepted.jsonl -n 1000 [--profile]
 
 Prints, for the extractor alone (``extract`` over ``nlp.pipe``, records included) and for the whole
 build (read -> extract -> resolve -> graph, no file writing): abstracts/s, tokens/s per wall-clock

@@ -1,7 +1,7 @@
 """Neo4j load rates for one graph, side by side: batched push, row by row, neo4j-admin import.
 
     python bench/neo4j_push.py out/graph.json
-    python bench/neo4j_push.py --corpus ../shared/data/corpora/iclr2026_submissions.jsonl -n 10000
+    python bench/neo4j_push.py --corpus $KG_SHARED_DATA/corpora/iclr2026_submissions.jsonl -n 10000
 
 1. batched: ``kg push`` as shipped (``UNWIND $rows ... MERGE``, 1,000 rows a transaction) into an
    empty database; nodes/s and relationships/s of each phase.

@@ -1,6 +1,6 @@
 """Do kg's RELATED_TO edges connect papers that belong together?
 
-    python bench/related.py ../shared/data/corpora/iclr2026_accepted.jsonl [-n N] [--graph out/graph.json]
+    python bench/related.py $KG_SHARED_DATA/corpora/iclr2026_accepted.jsonl [-n N] [--graph out/graph.json]
                             [--save-graph FILE] [--variants]
 
 For every paper, the share of its 5 strongest neighbours that have the same ``primary_area``

@@ -36,7 +36,7 @@ __all__ = ["DEFAULT_MODEL", "RELATIONS_KEY", "TITLE_KEY", "Extraction", "shipped
 DEFAULT_MODEL = "sci_ner"
 _SIZED_NAME = re.compile(r"^[A-Za-z][\w.]*-\d+(?:\.\d+)?[kKMBbT]$")
 #: The rule components behind a trained model, in order. Measured on the in-domain dev split
-#: (bench/rule_ablation.py, docs/training.md), the gazetteer's span rulers (``kg_gazetteer``, with
+#: (bench/rule_ablation.py, docs/experiments.md), the gazetteer's span rulers (``kg_gazetteer``, with
 #: ``kg_gazetteer_shapes`` and ``kg_gazetteer_lower``) cost 2.6 points of paper-level F1 behind the
 #: in-domain NER and ``kg_heads`` (noun phrases ending in a telling head noun) 2.5, so they are not
 #: there; resolution still merges the gazetteer's aliases.

@@ -83,7 +83,7 @@ ANNOTATIONS = Path(__file__).resolve().parents[1] / "data" / "annotations"
 #: (``annotations_repeat`` copies of train.jsonl and of any user files) with SciERC train mapped onto
 #: the four labels ``scierc_repeat`` times, TDMSci's TASK/DATASET/METRIC and a 10% sample of SciREX's
 #: sentences as partial annotations (unlabelled tokens missing); checkpoints are chosen on the
-#: in-domain dev split. docs/training.md has what each ingredient is worth.
+#: in-domain dev split. docs/experiments.md has what each ingredient is worth.
 PRODUCT: dict[str, Any] = {
     "annotations_repeat": 3,
     "scierc_repeat": 1,

@@ -1,6 +1,6 @@
 """Push a kg graph into Neo4j: schema first, then batched ``UNWIND $rows ... MERGE``.
 
-Three steps, as in DESIGN.md: :func:`to_rows` turns the graph into plain row dicts (pure, no
+Three steps (docs/architecture.md): :func:`to_rows` turns the graph into plain row dicts (pure, no
 driver), :func:`push` sends them in batches through managed transactions (nodes before
 relationships), and the entities' ``support`` / ``mention_count`` are then recomputed in Cypher
 from what the database holds, so loading a second corpus updates them. Every statement is a

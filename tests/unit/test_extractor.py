@@ -70,7 +70,7 @@ def test_vague_descriptions_are_generic_but_names_that_start_alike_are_not():
 
 
 def test_the_generic_list_follows_the_in_domain_dev_split():
-    """Metrics and tasks the annotators mark are no generic words; broad fields are (docs/training.md)."""
+    """Metrics and tasks the annotators mark are no generic words; broad fields are (docs/experiments.md)."""
     from extractors.lexicon import is_generic
 
     assert not any(is_generic(p) for p in ("accuracy", "Accuracy", "classification", "sample complexity", "time complexity"))
