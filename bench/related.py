@@ -39,6 +39,7 @@ def main() -> None:
     ids = [r["id"] for r in rows]
 
     from kg import KnowledgeGraph
+    from kg.schema import paper_id_of, paper_node_id
     if args.graph:
         graph = KnowledgeGraph.load(args.graph)
         seconds = float("nan")
@@ -57,9 +58,9 @@ def main() -> None:
     def neighbours_of(g) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
         for pid in ids:
-            node = f"paper:{pid}"
+            node = paper_node_id(pid)
             if node in g.nx:
-                found[pid] = [other.removeprefix("paper:") for other, _, _ in g.related_papers(node, k=args.k)]
+                found[pid] = [paper_id_of(other) for other, _, _ in g.related_papers(node, k=args.k)]
         return found
 
     kg_neighbours = neighbours_of(graph)

@@ -486,6 +486,14 @@ train_app = typer.Typer(
 app.add_typer(train_app, name="train")
 
 
+def _need_scikit_learn(command: str) -> None:
+    """The role and relation models are fitted with scikit-learn (the train extra)."""
+    import importlib.util
+
+    if importlib.util.find_spec("sklearn") is None:
+        raise KgError(f"{command} needs scikit-learn: pip install -e \".[train]\"")
+
+
 def _show_training_progress() -> None:
     """Training reports its steps through logging (extractors.*); show them on stderr."""
     import logging
@@ -557,6 +565,8 @@ def train_relations_command(
     from extractors.relations import MODEL_DIR
     from extractors.relations_train import retrain_relations
 
+    if not cutoffs_only:
+        _need_scikit_learn("kg train relations")
     _show_training_progress()
     result = retrain_relations(ner, output or MODEL_DIR, data, train_spans=train_spans, tune_on=tune_on,
                                folds=folds, label_bias=label_bias, c=c, min_count=min_count,
@@ -583,6 +593,7 @@ def train_roles_command(
     train_files = [ANNOTATIONS / "train.jsonl", *(annotations or [])]
     dev_files = list(dev or [ANNOTATIONS / "dev.jsonl"])
     load(train_files + dev_files)  # a bad line is reported before the pipeline reads anything
+    _need_scikit_learn("kg train roles")
     _show_training_progress()
     result = finish_roles(Path(target), train_files, dev_files, min_precision=min_precision)
     typer.echo(json.dumps(result, default=str))

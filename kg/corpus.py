@@ -423,7 +423,7 @@ def _jsonl_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callab
             bad(BadRecord(name, number, f"expected a JSON object, got {type(obj).__name__}"))
             continue
         if mapping["abstract"] not in obj:
-            fields = ", ".join(map(str, obj))[:300] or "none"
+            fields = ", ".join(k if k.isprintable() else repr(k) for k in obj)[:300] or "none"
             bad(BadRecord(name, number, f"no abstract (field {mapping['abstract']!r} missing; the record has: "
                           f"{fields}); map yours with --field abstract=FIELD"))
             continue
