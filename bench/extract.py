@@ -1,6 +1,6 @@
 """Extraction and build throughput on a real JSON-lines corpus, on one core.
 
-    python bench/extract.py ../shared/data/corpora/iclr2026_accepted.jsonl -n 1000 [--profile]
+    python bench/extract.py $KG_SHARED_DATA/corpora/iclr2026_accepted.jsonl -n 1000 [--profile]
 
 Prints, for the extractor alone (``extract`` over ``nlp.pipe``, records included) and for the whole
 build (read -> extract -> resolve -> graph, no file writing): abstracts/s, tokens/s per wall-clock
@@ -120,7 +120,7 @@ def _phase(args: argparse.Namespace) -> dict:
         if profiler is not None:
             profiler.enable()
         wall, cpu = time.perf_counter(), time.process_time()
-        extract_wall = extract_cpu = None
+        extract_wall = None
         if args.phase in ("extract", "profile"):
             mentions = relations = 0
             for item in extract(nlp, papers, batch_size=args.batch_size, n_process=1):
@@ -137,6 +137,7 @@ def _phase(args: argparse.Namespace) -> dict:
             profiler = None
         if best is None or cpu < best[1]:
             best = (wall, cpu, mentions, relations, extract_wall)
+    assert best is not None, "--repeat is at least 1"
     wall, cpu, mentions, relations, extract_wall = best
     row = {
         "phase": args.phase,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 from collections import Counter
 from pathlib import Path
 
@@ -68,10 +69,10 @@ def main() -> None:
     skip = [n for n in (*TAIL, "kg_relations") if n in nlp.pipe_names]
     with nlp.select_pipes(disable=skip):
         docs = {p.abstract: d for p, d in zip(papers, nlp.pipe([paper_doc(nlp, p) for p in papers], batch_size=32))}
-    replay = Replay(nlp, docs)
+    replay: Any = Replay(nlp, docs)  # stands in for the pipeline build_from_papers runs
     original = lexicon.is_generic
 
-    def score(is_generic) -> float:
+    def score(is_generic) -> dict[str, Any]:
         mentions.is_generic = resolve.is_generic = is_generic
         try:
             graph = build_from_papers(papers, replay, related_k=0).graph
@@ -111,7 +112,8 @@ def main() -> None:
     print(f"{len(by_rule)} phrases filtered by the word rule (every word generic), not by an entry")
     try_without(by_rule, "letting")
     for phrase in [p.strip() for p in args.try_add.split(",") if p.strip()]:
-        result = score(lambda text, phrase=key(phrase): True if key(text) == phrase else original(text))
+        wanted = key(phrase)
+        result = score(lambda text, wanted=wanted: True if key(text) == wanted else original(text))
         print(f"  adding {phrase!r:35}: F1 {result['f']:.4f} ({result['f'] - base['f']:+.4f})", flush=True)
     harmful = [entry for delta, entry, _, _ in sorted(rows, reverse=True) if delta > 0]
     print("entries (or word-rule phrases) whose removal raises F1:", harmful)

@@ -1,7 +1,7 @@
 """Neo4j load rates for one graph, side by side: batched push, row by row, neo4j-admin import.
 
     python bench/neo4j_push.py out/graph.json
-    python bench/neo4j_push.py --corpus ../shared/data/corpora/iclr2026_submissions.jsonl -n 10000
+    python bench/neo4j_push.py --corpus $KG_SHARED_DATA/corpora/iclr2026_submissions.jsonl -n 10000
 
 1. batched: ``kg push`` as shipped (``UNWIND $rows ... MERGE``, 1,000 rows a transaction) into an
    empty database; nodes/s and relationships/s of each phase.
@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 NEO4J_SH = ROOT / "docker" / "neo4j.sh"
@@ -58,7 +59,7 @@ def load_graph(args: argparse.Namespace):
         for p in papers:
             handle.write(json.dumps({"id": p.id, "title": p.title, "abstract": p.abstract}) + "\n")
     t = time.perf_counter()
-    graph, _ = build([str(src)], load_pipeline())
+    graph = build([str(src)], load_pipeline()).graph
     print(f"built the graph of {len(papers):,} abstracts in {time.perf_counter() - t:.0f} s", file=sys.stderr)
     return graph
 
@@ -161,7 +162,9 @@ def _small(graph):
     """A few papers with their neighbours: enough to compile every statement."""
     import networkx as nx
 
-    G = graph.nx if hasattr(graph, "nx") else graph
+    from kg.schema import as_nx
+
+    G = as_nx(graph)
     papers = [n for n, d in G.nodes(data=True) if d.get("label") == "Paper"][:50]
     keep = set(papers)
     for p in papers:
@@ -172,7 +175,7 @@ def _small(graph):
 def _spread(statements, limit: int) -> list[tuple[str, dict]]:
     """Up to ``limit`` (query, row) pairs, taking every type in proportion to its size."""
     total = sum(len(rows) for _, rows in statements)
-    out = []
+    out: list[tuple[str, Any]] = []
     for query, rows in statements:
         take = len(rows) if limit >= total else max(1, round(limit * len(rows) / total))
         out.extend((query, row) for row in rows[:take])

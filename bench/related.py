@@ -1,6 +1,6 @@
 """Do kg's RELATED_TO edges connect papers that belong together?
 
-    python bench/related.py ../shared/data/corpora/iclr2026_accepted.jsonl [-n N] [--graph out/graph.json]
+    python bench/related.py $KG_SHARED_DATA/corpora/iclr2026_accepted.jsonl [-n N] [--graph out/graph.json]
                             [--save-graph FILE] [--variants]
 
 For every paper, the share of its 5 strongest neighbours that have the same ``primary_area``
@@ -39,6 +39,7 @@ def main() -> None:
     ids = [r["id"] for r in rows]
 
     from kg import KnowledgeGraph
+    from kg.schema import paper_id_of, paper_node_id
     if args.graph:
         graph = KnowledgeGraph.load(args.graph)
         seconds = float("nan")
@@ -57,9 +58,9 @@ def main() -> None:
     def neighbours_of(g) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
         for pid in ids:
-            node = f"paper:{pid}"
+            node = paper_node_id(pid)
             if node in g.nx:
-                found[pid] = [other.removeprefix("paper:") for other, _, _ in g.related_papers(node, k=args.k)]
+                found[pid] = [paper_id_of(other) for other, _, _ in g.related_papers(node, k=args.k)]
         return found
 
     kg_neighbours = neighbours_of(graph)
@@ -70,7 +71,7 @@ def main() -> None:
         def recomputed(*, terms: bool, title: bool) -> dict[str, list[str]]:
             g = graph.nx.copy()
             g.remove_edges_from([(u, v, key) for u, v, key in g.edges(keys=True) if key == "RELATED_TO"])
-            for node, data in g.nodes(data=True):
+            for _node, data in g.nodes(data=True):
                 if data.get("label") == "Paper":
                     data["keywords"] = []
                     if not title:
@@ -111,9 +112,9 @@ def main() -> None:
                              ("random", random_neighbours)):
         p, covered, coverage = precision(neighbours)
         print(f"{name:<22} {p:>14.3f} {covered:>16} {coverage:>9.1%}")
-    shared = defaultdict(int)
+    shared: defaultdict[int, int] = defaultdict(int)
     with_terms = 0
-    for u, v, key, data in graph.nx.edges(keys=True, data=True):
+    for _u, _v, key, data in graph.nx.edges(keys=True, data=True):
         if key == "RELATED_TO":
             shared[min(len(data.get("shared", [])), 10)] += 1
             with_terms += bool(data.get("shared_terms"))

@@ -3,7 +3,7 @@
     python bench/resolution.py [INPUT ...] [-n 10000] [--cache FILE] [--top 30] [--merges FILE]
 
 Reads the first N distinct abstracts of INPUT (default: every corpus file under
-``$KG_SHARED_DATA/corpora``, or ``../shared/data/corpora`` beside the repository, in name order),
+``$KG_SHARED_DATA/corpora``, or ``shared/data/corpora`` beside the repository, in name order),
 runs the shipped extractor over them and then kg's resolution (:func:`kg.resolve.resolve` and
 :func:`kg.resolve.resolve_relations`), timing the two separately. Prints mentions, surface forms
 before merging and entities after, the ratio of resolution time to extraction time (the target is

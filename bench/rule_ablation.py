@@ -44,6 +44,7 @@ def main() -> None:
     import kg.resolve as resolve
     from extractors.pipeline import load_pipeline
     from kg.paper_eval import evaluate_annotations
+    from kg.schema import MODEL_TO_PRODUCT
 
     def run(nlp):
         r = evaluate_annotations([args.gold], nlp)
@@ -78,7 +79,7 @@ def main() -> None:
             with patched(mentions, "is_generic", keep), patched(resolve, "is_generic", keep):
                 paper, spans = run(load_pipeline(args.model))
         elif name == "-dataset name check":
-            with patched(mentions, "map_ner_label", lambda label, text: mentions.NER_LABEL_MAP.get(label)):
+            with patched(mentions, "map_ner_label", lambda label, text: MODEL_TO_PRODUCT.get(label)):
                 paper, spans = run(load_pipeline(args.model))
         else:
             paper, spans = run(load_pipeline(args.model))

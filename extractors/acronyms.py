@@ -183,6 +183,6 @@ class AcronymDetector(Stateless):
 
 
 
-@Language.factory("kg_acronyms", default_config={"spans_key": SPANS_KEY})
+@Language.factory("kg_acronyms", default_config={"spans_key": SPANS_KEY}, assigns=["doc.spans"])
 def make_acronym_detector(nlp: Language, name: str, spans_key: str) -> AcronymDetector:
     return AcronymDetector(nlp, name, spans_key=spans_key)

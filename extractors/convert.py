@@ -7,8 +7,6 @@
 - SciREX (JSON lines, spans end exclusive, full papers): Method / Task / Metric / Material
   (Material is a data set there, so it maps to DATASET by default); only sentences with a mention
   are kept (a sample of them if asked), and unlabelled tokens are missing.
-
-Usable as ``python -m extractors.convert SOURCE FORMAT OUTPUT.spacy [options]``.
 """
 
 from __future__ import annotations
@@ -19,7 +17,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from kg.evaluation import GoldDoc, read_conll, read_scierc, to_spacy_doc
+from kg.gold import GoldDoc, read_conll, read_scierc, to_spacy_doc
+from kg.schema import SCIERC_TO_PRODUCT, SCIREX_TO_MODEL, TDMSCI_TO_MODEL
 
 __all__ = [
     "TDMSCI_TO_MODEL",
@@ -36,19 +35,6 @@ __all__ = [
     "annotation_docs",
 ]
 
-#: TDMSci label -> model label.
-TDMSCI_TO_MODEL: dict[str, str] = {"TASK": "Task", "DATASET": "DATASET", "METRIC": "Metric"}
-#: SciREX label -> model label (SciREX's Material spans are data sets).
-SCIREX_TO_MODEL: dict[str, str] = {
-    "Method": "Method",
-    "Task": "Task",
-    "Metric": "Metric",
-    "Material": "DATASET",
-}
-
-#: SciERC label -> the product's four labels (OtherScientificTerm and Generic are no entity; a
-#: Material is a data set only when it looks like a name, see ``is_dataset_name``).
-SCIERC_TO_PRODUCT: dict[str, str] = {"Method": "METHOD", "Task": "TASK", "Metric": "METRIC", "DATASET": "DATASET"}
 
 _BRACKETS = {"-LRB-", "-RRB-", "-LSB-", "-RSB-", "-LCB-", "-RCB-"}
 
@@ -203,13 +189,13 @@ def _scirex_golds(path: str | Path, sample: float, seed: int, max_sentence_token
             words = record["words"]
             mentions = sorted((int(s), int(e), str(label)) for s, e, label in record["ner"])
             for start, end in record["sentences"]:
-                inside = [(s, e, l) for s, e, l in mentions if start <= s and e <= end]
+                inside = [(s, e, label) for s, e, label in mentions if start <= s and e <= end]
                 if not inside or end - start > max_sentence_tokens or rng.random() >= sample:
                     continue
                 yield GoldDoc(
                     f"{record['doc_id']}:{start}",
                     [words[start:end]],
-                    [[(s - start, e - start - 1, l) for s, e, l in inside]],
+                    [[(s - start, e - start - 1, label) for s, e, label in inside]],
                 )
 
 
@@ -270,29 +256,3 @@ def write_docbin(docs: Iterable[Any], path: str | Path) -> int:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     docbin.to_disk(path)
     return count
-
-
-def main(argv: list[str] | None = None) -> None:
-    import argparse
-
-    import spacy
-
-    parser = argparse.ArgumentParser(description="Convert shared gold data to a spaCy DocBin.")
-    parser.add_argument("source")
-    parser.add_argument("format", choices=["scierc", "conll", "scirex"])
-    parser.add_argument("output")
-    parser.add_argument("--dataset-label", action="store_true", help="SciERC: DATASET for data-set Materials")
-    parser.add_argument("--sample", type=float, default=1.0, help="SciREX: fraction of sentences kept")
-    args = parser.parse_args(argv)
-    vocab = spacy.blank("en").vocab
-    if args.format == "scierc":
-        docs = scierc_docs(args.source, vocab, dataset_label=args.dataset_label)
-    elif args.format == "conll":
-        docs = conll_docs(args.source, vocab)
-    else:
-        docs = scirex_docs(args.source, vocab, sample=args.sample)
-    print(f"{write_docbin(docs, args.output)} docs -> {args.output}")
-
-
-if __name__ == "__main__":
-    main()

@@ -89,7 +89,7 @@ generative approaches | generative method | generative methods | agentic framewo
 machine learning | deep learning | artificial intelligence | natural language processing | ai | nlp
 """
 
-#: Tuned on the in-domain dev split (bench/generic_words.py, docs/training.md): "accuracy",
+#: Tuned on the in-domain dev split (bench/generic_words.py, docs/experiments.md): "accuracy",
 #: "classification", "sample complexity" and "time complexity" name metrics and tasks there and are
 #: not listed; the broad fields ("machine learning", "deep learning", "AI", "NLP") are.
 _GENERIC_SINGLE = frozenset(_GENERIC_WORDS.split())

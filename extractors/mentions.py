@@ -16,13 +16,15 @@ from collections.abc import Iterable, Iterator
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 
+from kg.schema import MODEL_TO_PRODUCT
+
 from .component import Stateless
 
 from .acronyms import SPANS_KEY as ACRONYMS_KEY
 from .lexicon import is_generic, label_for_head
 from .rules import CUES_KEY, HEADS_KEY, appositive_label
 
-__all__ = ["MENTIONS_KEY", "PRIORITY", "NER_LABEL_MAP", "MentionChooser", "map_ner_label"]
+__all__ = ["MENTIONS_KEY", "PRIORITY", "MentionChooser", "map_ner_label"]
 
 MENTIONS_KEY = "kg_mentions"
 GAZETTEER_KEY = "kg_gazetteer"
@@ -38,14 +40,6 @@ PRIORITY: tuple[tuple[str, float], ...] = (
 _SCORES = dict(PRIORITY)
 #: A later use of a defined short form scores a little below the definition itself.
 ACRONYM_USE_SCORE = 0.9
-#: Statistical model labels (SciERC / TDMSci vocabularies) -> product labels; None = not an entity.
-NER_LABEL_MAP: dict[str, str | None] = {
-    "Method": "METHOD", "METHOD": "METHOD",
-    "Task": "TASK", "TASK": "TASK",
-    "Metric": "METRIC", "METRIC": "METRIC",
-    "Material": "DATASET", "DATASET": "DATASET", "Dataset": "DATASET", "MATERIAL": "DATASET",
-    "OtherScientificTerm": None, "Generic": None,
-}
 _DATA_HEAD = re.compile(r"\b(?:dataset|datasets|benchmark|benchmarks|corpus|corpora|treebank|suite)$", re.I)
 _NAME_TOKEN = re.compile(r"^(?=.*[A-Z])(?=.*(?:[a-z].*[A-Z]|\d|[A-Z]{2}))[A-Za-z0-9][\w\-+.]{2,}$")
 _NOT_DATA = frozenset("GPU GPUs CPU CPUs TPU TPUs API APIs LLM LLMs AI ML NLP CV RL".split())
@@ -55,7 +49,7 @@ def map_ner_label(label: str, text: str) -> str | None:
     """Product label for a statistical span. A data set needs a name: one token shaped like one
     ("ImageNet", "CIFAR-10", "MMLU") or a phrase ending in a data head noun ("the WMT corpus");
     "images", "speech data", "3D domain" or "GPU" are materials, not data sets."""
-    mapped = NER_LABEL_MAP.get(label)
+    mapped = MODEL_TO_PRODUCT.get(label)
     if mapped == "DATASET":
         words = text.split()
         named = len(words) == 1 and bool(_NAME_TOKEN.match(text)) and text not in _NOT_DATA
@@ -243,6 +237,8 @@ def _strip_head(doc: Doc, span: Span) -> Span:
     return span
 
 
-@Language.factory("kg_mentions", default_config={"min_chars": 2})
+# the candidates: the rule components' doc.spans keys and, where a trained model runs, doc.ents
+@Language.factory("kg_mentions", default_config={"min_chars": 2}, requires=["doc.sents", "doc.spans"],
+                  assigns=["doc.user_data", "doc.spans"])
 def make_mention_chooser(nlp: Language, name: str, min_chars: int) -> MentionChooser:
     return MentionChooser(nlp, name, min_chars=min_chars)

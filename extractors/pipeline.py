@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import spacy
 from spacy.language import Language
@@ -35,7 +36,7 @@ __all__ = ["DEFAULT_MODEL", "RELATIONS_KEY", "TITLE_KEY", "Extraction", "shipped
 DEFAULT_MODEL = "sci_ner"
 _SIZED_NAME = re.compile(r"^[A-Za-z][\w.]*-\d+(?:\.\d+)?[kKMBbT]$")
 #: The rule components behind a trained model, in order. Measured on the in-domain dev split
-#: (bench/rule_ablation.py, docs/training.md), the gazetteer's span rulers (``kg_gazetteer``, with
+#: (bench/rule_ablation.py, docs/experiments.md), the gazetteer's span rulers (``kg_gazetteer``, with
 #: ``kg_gazetteer_shapes`` and ``kg_gazetteer_lower``) cost 2.6 points of paper-level F1 behind the
 #: in-domain NER and ``kg_heads`` (noun phrases ending in a telling head noun) 2.5, so they are not
 #: there; resolution still merges the gazetteer's aliases.
@@ -112,22 +113,24 @@ def tune_tokenizer(nlp: Language) -> Language:
     """Keep names that end in a size in one token ("LAION-400M", "Qwen-7B"; spaCy splits "M" off
     as a unit), split a sentence's full stop off them and off camel-case names ("MoE."), and split
     "(LLMs)-based", "(LLMs).Despite" and "generation(RAG)" so the acronym stands alone."""
-    suffixes = list(nlp.Defaults.suffixes) + [r"(?<=\d[kKMBbx%])\.", r"(?<=[a-z][A-Z])\."]
-    nlp.tokenizer.suffix_search = compile_suffix_regex(suffixes).search
-    infixes = list(nlp.Defaults.infixes) + [
+    tokenizer: Any = nlp.tokenizer  # a spaCy Tokenizer (typed as any callable str -> Doc)
+    defaults: Any = nlp.Defaults
+    suffixes = list(defaults.suffixes) + [r"(?<=\d[kKMBbx%])\.", r"(?<=[a-z][A-Z])\."]
+    tokenizer.suffix_search = compile_suffix_regex(suffixes).search
+    infixes = list(defaults.infixes) + [
         r"\)(?=[-\u2013\u2014]+\w)", r"(?<=\))[-\u2013\u2014]+(?=\w)",  # "(LLMs)-based", "(EBMs)---to"
         r"\)(?=[.,;:][A-Za-z])", r"(?<=\))[.,;:](?=[A-Za-z])",  # "(LLMs).Despite": a missing space
         r"(?<=[a-z])\((?=[A-Z])",  # "generation(RAG)"
     ]
-    nlp.tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
-    default = nlp.tokenizer.token_match
+    tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
+    default = tokenizer.token_match
     pattern = _SIZED_NAME.pattern
     if default is not None and getattr(default, "__self__", None) is not None:
         if _SIZED_NAME.pattern in default.__self__.pattern:
             return nlp
         pattern = f"(?:{pattern})|(?:{default.__self__.pattern})"
     # a compiled pattern's .match, so the tokenizer still serialises and pickles
-    nlp.tokenizer.token_match = re.compile(pattern).match
+    tokenizer.token_match = re.compile(pattern).match
     return nlp
 
 

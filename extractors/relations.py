@@ -30,6 +30,8 @@ from spacy.attrs import LOWER
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from kg.schema import PRODUCT_TO_SCIERC, SCIERC_RELATION_LABELS
+
 from .mentions import MENTIONS_KEY
 
 __all__ = [
@@ -50,15 +52,8 @@ __all__ = [
     "RelationExtractor",
 ]
 
-RELATION_LABELS: tuple[str, ...] = (
-    "USED-FOR",
-    "EVALUATE-FOR",
-    "FEATURE-OF",
-    "HYPONYM-OF",
-    "PART-OF",
-    "COMPARE",
-    "CONJUNCTION",
-)
+#: The classifier's relation labels: SciERC's seven.
+RELATION_LABELS: tuple[str, ...] = SCIERC_RELATION_LABELS
 #: Labels whose two ends can be swapped; SciERC writes them mostly in text order.
 SYMMETRIC_LABELS: frozenset[str] = frozenset({"COMPARE", "CONJUNCTION"})
 NONE = "NONE"
@@ -66,13 +61,6 @@ RELATIONS_KEY = "kg_relations"
 SPAN_RELATIONS_KEY = "kg_span_relations"
 #: The trained model shipped as package data.
 MODEL_DIR = Path(__file__).parent / "models" / "relations"
-#: Product mention labels -> the SciERC labels the classifier was trained on.
-PRODUCT_TO_SCIERC: dict[str, str] = {
-    "METHOD": "Method",
-    "TASK": "Task",
-    "METRIC": "Metric",
-    "DATASET": "Material",
-}
 #: Words between two spans that often decide the relation (conjoined with the pair's labels).
 CUES: tuple[str, ...] = (
     "for", "on", "than", "such", "of", "and", "or", "in", "to", "by", "with", "from", "as",
@@ -216,9 +204,25 @@ class PairFeaturizer:
 
     def _clear(self) -> None:
         index = self.index
-        for name in ("ha", "hb", "fa", "fb", "before", "after", "afterA", "beforeB", "bf", "bl", "bw",
-                     "La", "Lb", "midL", "lenA", "lenB", "hab", "bseq"):
-            setattr(self, name, _Ids(index, name + "="))
+        # one id cache per feature template ("ha=" + head word of A, ...), named as the template
+        self.ha = _Ids(index, "ha=")
+        self.hb = _Ids(index, "hb=")
+        self.fa = _Ids(index, "fa=")
+        self.fb = _Ids(index, "fb=")
+        self.before = _Ids(index, "before=")
+        self.after = _Ids(index, "after=")
+        self.afterA = _Ids(index, "afterA=")
+        self.beforeB = _Ids(index, "beforeB=")
+        self.bf = _Ids(index, "bf=")
+        self.bl = _Ids(index, "bl=")
+        self.bw = _Ids(index, "bw=")
+        self.La = _Ids(index, "La=")
+        self.Lb = _Ids(index, "Lb=")
+        self.midL = _Ids(index, "midL=")
+        self.lenA = _Ids(index, "lenA=")
+        self.lenB = _Ids(index, "lenB=")
+        self.hab = _Ids(index, "hab=")
+        self.bseq = _Ids(index, "bseq=")
         self.pairs: dict[tuple[str, str], tuple] = {}
         self.labelled: dict[str, _Ids] = {}  # "La|ha" style features: Lha=, Lhb=
 
@@ -442,7 +446,7 @@ class RelationModel:
         path = Path(path)
         if not (path / "model.json").exists():
             raise ModelError(f"{path}: no relation model here (model.json missing); "
-                             "run `python -m extractors.relations_train`")
+                             "run `kg train relations`")
         cfg = json.loads((path / "model.json").read_text(encoding="utf-8"))
         names = (path / "features.txt").read_text(encoding="utf-8").split("\n")[:-1]
         with np.load(path / "weights.npz") as data:
@@ -614,7 +618,8 @@ class RelationExtractor:
 
 
 @Language.factory("kg_relations", default_config={"model_path": None, "spans_key": None, "min_score": None,
-                                                  "label_min_scores": None})
+                                                  "label_min_scores": None},
+                  requires=["doc.sents", "doc.user_data"], assigns=["doc.user_data"])
 def make_relation_extractor(nlp: Language, name: str, model_path: str | None, spans_key: str | None,
                             min_score: float | None, label_min_scores: dict[str, float] | None) -> RelationExtractor:
     """The ``kg_relations`` component.

@@ -1,6 +1,6 @@
 """Train and score the relation classifier of :mod:`extractors.relations` on SciERC.
 
-``python -m extractors.relations_train [--ner MODEL_DIR] [--output DIR] [--train-spans gold|ner|both]``
+``kg train relations [--ner MODEL_DIR] [--output DIR] [--train-spans gold|ner|both]``
 
 1. Candidates: every unordered, non-overlapping pair of entity spans in a SciERC train sentence,
    labelled with the gold relation between exactly those two spans (else ``NONE``). The spans are
@@ -27,8 +27,8 @@ extra; the shipped model needs numpy only); the data directory is found as ``kg 
 
 from __future__ import annotations
 
-import argparse
 import json
+import logging
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -48,7 +48,10 @@ from extractors.relations import (
     sentence_candidates,
 )
 from extractors.train import default_data_dir
-from kg.evaluation import PRF, GoldDoc, read_scierc
+from kg.gold import GoldDoc, read_scierc
+
+#: Progress and figures of a training run; ``kg train relations`` shows them on stderr.
+log = logging.getLogger(__name__)
 
 __all__ = [
     "CLASSES",
@@ -66,6 +69,8 @@ __all__ = [
     "score_relations",
     "tune_threshold",
     "train_relations",
+    "choose_operating_point",
+    "retrain_relations",
 ]
 
 #: NONE first, then each label in both directions.
@@ -249,7 +254,7 @@ def fold_label_biases(model: RelationModel, margin: float, label_bias: Sequence[
 
 
 def _gold_counts(docs: Sequence[GoldDoc]) -> np.ndarray:
-    """Distinct gold relations per label (as :func:`kg.evaluation.score_relations` counts them)."""
+    """Distinct gold relations per label (as :func:`kg.gold.score_relations` counts them)."""
     gold = {(d.key, tuple(r[:4]), r[4]) for d in docs for rels in d.relations for r in rels}
     return np.array([sum(1 for *_x, label in gold if label == name) for name in RELATION_LABELS])
 
@@ -270,7 +275,7 @@ def span_coverage(docs: Sequence[GoldDoc], spans: Sequence[Any]) -> tuple[int, i
     """``(found, total)``: how many gold relations have both spans among ``spans`` (per doc, per
     sentence, end inclusive), the most any relation model over those spans can find.
 
-    >>> from kg.evaluation import GoldDoc
+    >>> from kg.gold import GoldDoc
     >>> doc = GoldDoc("d", [["a", "b", "c"]], [[(0, 0, "Method"), (2, 2, "Task")]], [[(0, 0, 2, 2, "USED-FOR")]])
     >>> span_coverage([doc], [[[(0, 0, "Method"), (1, 2, "Task")]]])
     (0, 1)
@@ -298,8 +303,8 @@ def predict_doc(model: RelationModel, doc: GoldDoc, ner: Sequence[Sequence[tuple
 
 
 def score_relations(docs: Sequence[GoldDoc], predicted: Sequence[Sequence[Sequence[Relation]]]) -> dict[str, Any]:
-    """Micro and per-label P/R/F1 (both spans exact and label), as :func:`kg.evaluation.score_relations`."""
-    from kg.evaluation import score_relations as score
+    """Micro and per-label P/R/F1 (both spans exact and label), as :func:`kg.gold.score_relations`."""
+    from kg.gold import score_relations as score
 
     return score(docs, predicted)
 
@@ -321,7 +326,7 @@ def predicted_ner(docs: Sequence[GoldDoc], ner_model: str | Path) -> list[list[l
     """Spans per doc and sentence from a NER pipeline, run on the gold tokens (end inclusive)."""
     import spacy
 
-    from kg.evaluation import predict
+    from kg.gold import predict
 
     nlp = spacy.load(ner_model)
     return predict(docs, nlp, "scierc")
@@ -329,7 +334,7 @@ def predicted_ner(docs: Sequence[GoldDoc], ner_model: str | Path) -> list[list[l
 
 def _report(name: str, scores: dict[str, Any]) -> None:
     per = "  ".join(f"{k} {100 * v['f']:.1f}" for k, v in scores["per_type"].items())
-    print(f"{name}: P {100 * scores['p']:.1f} R {100 * scores['r']:.1f} F1 {100 * scores['f']:.1f}  |  {per}")
+    log.info("%s: P %.1f R %.1f F1 %.1f  |  %s", name, 100 * scores["p"], 100 * scores["r"], 100 * scores["f"], per)
 
 
 def _round(scores: dict[str, Any]) -> dict[str, Any]:
@@ -361,7 +366,9 @@ def train_relations(output: Path | None = MODEL_DIR, data_dir: Path | None = Non
     dev_ner = predicted_ner(dev_docs, ner_model) if ner_model else None
     gold_examples = doc_examples(train_docs)
     ner_examples = doc_examples(train_docs, train_ner) if train_ner is not None else None
-    if train_spans == "gold":
+    if train_spans != "gold" and ner_examples is None:
+        raise ValueError(f"train_spans={train_spans!r} needs a NER model")
+    if train_spans == "gold" or ner_examples is None:
         examples = gold_examples
     elif train_spans == "ner":
         examples = ner_examples
@@ -369,13 +376,13 @@ def train_relations(output: Path | None = MODEL_DIR, data_dir: Path | None = Non
         examples = [g + p for g, p in zip(gold_examples, ner_examples)]
     margin, biases, tuned_f = 0.0, [0.0] * len(RELATION_LABELS), None
     if tune_on.startswith("cv-"):
-        held = ner_examples if tune_on == "cv-ner" else gold_examples
+        held = ner_examples if tune_on == "cv-ner" and ner_examples is not None else gold_examples
         scores = np.vstack(crossval_logits(examples, held, folds, **options))
         gold = np.array([CLASSES.index(cls) for doc in held for _, cls in doc])
         margin, biases, tuned_f = tune_biases(gold, scores, _gold_counts(train_docs), per_label=label_bias)
-        print(f"{folds}-fold CV on train ({tune_on[3:]} spans): F1 {100 * tuned_f:.1f} at NONE margin {margin:+.2f}"
-              + (", label biases " + " ".join(f"{lab} {b:+.2f}" for lab, b in zip(RELATION_LABELS, biases))
-                 if label_bias else ""))
+        log.info("%d-fold CV on train (%s spans): F1 %.1f at NONE margin %+.2f%s", folds, tune_on[3:], 100 * tuned_f,
+                 margin, (", label biases " + " ".join(f"{lab} {b:+.2f}" for lab, b in zip(RELATION_LABELS, biases))
+                          if label_bias else ""))
     model = fit([ex for doc in examples for ex in doc], **options)
     if tune_on.startswith("dev-"):
         spans = dev_ner if tune_on == "dev-ner" else [list(d.ner) for d in dev_docs]
@@ -395,8 +402,8 @@ def train_relations(output: Path | None = MODEL_DIR, data_dir: Path | None = Non
         _report(f"dev, end to end ({Path(str(ner_model)).name})", result["end_to_end"])
         found, total = span_coverage(dev_docs, dev_ner)
         result["dev_span_coverage"] = round(found / total, 4) if total else None
-        print(f"dev, both spans of {found}/{total} gold relations predicted by the NER: end-to-end F1 "
-              f"at most {100 * 2 * found / (found + total):.1f} (a perfect relation model)")
+        log.info("dev, both spans of %d/%d gold relations predicted by the NER: end-to-end F1 at most %.1f "
+                 "(a perfect relation model)", found, total, 100 * 2 * found / (found + total))
     ner_meta_path = Path(str(ner_model)) / "meta.json" if ner_model else None
     ner_meta = json.loads(ner_meta_path.read_text()) if ner_meta_path and ner_meta_path.exists() else {}
     model.meta = {**(model.meta or {}), "train_spans": train_spans, "tuned_on": tune_on, "folds": folds,
@@ -409,7 +416,7 @@ def train_relations(output: Path | None = MODEL_DIR, data_dir: Path | None = Non
                   "dev_span_coverage": result.get("dev_span_coverage")}
     if output is not None:
         model.to_disk(output)
-        print(f"model -> {output} ({len(model.features)} features)")
+        log.info("model -> %s (%d features)", output, len(model.features))
     return result
 
 
@@ -418,13 +425,13 @@ def choose_operating_point(ner_model: str | Path | None = None, model_dir: Path 
     """Per relation label, the least probability the graph keeps: the lowest at which that label's
     relations on SciERC dev, end to end with ``ner_model``'s spans, are ``min_precision`` precise
     (only the labels that become graph edges count: FEATURE-OF and CONJUNCTION never do)
-    (:func:`kg.evaluation.relation_operating_point`). A wrong edge misleads a reader more than a
+    (:func:`kg.gold.relation_operating_point`). A wrong edge misleads a reader more than a
     missing one; the result says what recall that costs.
 
     RETURNS (dict): ``label_min_scores`` and the kept dev relations' ``p``, ``r``, ``f``, ``kept``.
     """
     from extractors.pipeline import load_pipeline
-    from kg.evaluation import predict, read_scierc, relation_operating_point
+    from kg.gold import predict, relation_operating_point
 
     data_dir = data_dir or default_data_dir()
     docs = list(read_scierc(data_dir / "scierc" / "dev.json"))
@@ -432,54 +439,38 @@ def choose_operating_point(ner_model: str | Path | None = None, model_dir: Path 
     nlp.add_pipe("kg_relations", config={"model_path": str(model_dir), "min_score": 0.0})
     scores: dict[tuple[Any, ...], float] = {}
     predict(docs, nlp, "scierc", relations=[], relation_scores=scores)
-    from kg.model import GRAPH_RELATION_LABELS
+    from kg.schema import GRAPH_RELATION_LABELS
 
     point = relation_operating_point(docs, scores, min_precision=min_precision, labels=GRAPH_RELATION_LABELS)
     point["min_precision"] = min_precision
-    print(f"operating point {point['label_min_scores']}: keeps {point['kept']} SciERC dev relations, "
-          f"P {100 * point['p']:.1f} R {100 * point['r']:.1f} F1 {100 * point['f']:.1f}")
+    log.info("operating point %s: keeps %d SciERC dev relations, P %.1f R %.1f F1 %.1f", point["label_min_scores"],
+             point["kept"], 100 * point["p"], 100 * point["r"], 100 * point["f"])
     return point
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    from extractors.pipeline import shipped_model_path
+def retrain_relations(ner: str | Path | None = None, output: Path = MODEL_DIR, data_dir: Path | None = None, *,
+                      train_spans: str = "gold", tune_on: str = "cv-ner", folds: int = 5, label_bias: bool = False,
+                      c: float = 1.0, min_count: int = 2, min_precision: float = 0.7,
+                      cutoffs_only: bool = False) -> dict[str, Any]:
+    """``kg train relations``: train the classifier for ``ner``'s spans (default: the shipped NER)
+    into ``output`` (:func:`train_relations`), then choose its cut-offs for ``min_precision``
+    (:func:`choose_operating_point`) and write them to the NER pipeline's ``kg.json``.
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output", type=Path, default=MODEL_DIR,
-                        help="where the model goes (default: the shipped extractors/models/relations)")
-    parser.add_argument("--data-dir", type=Path, default=None)
-    parser.add_argument("--ner", default=None, help="NER pipeline whose spans the model is tuned for and scored "
-                        "end to end with (default: the shipped one)")
-    parser.add_argument("--train-spans", choices=("gold", "ner", "both"), default="gold")
-    parser.add_argument("--tune-on", choices=("cv-ner", "cv-gold", "dev-ner", "dev-gold"), default="cv-ner")
-    parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--label-bias", action="store_true", help="tune one bias per relation label besides the "
-                        "NONE margin (it overfits the CV proxy: SciERC dev 26.0 end to end against 26.8 without)")
-    parser.add_argument("--c", type=float, default=1.0, help="inverse L2 strength")
-    parser.add_argument("--min-count", type=int, default=2)
-    parser.add_argument("--min-precision", type=float, default=0.7,
-                        help="choose the graph's relation cut-off for this precision on SciERC dev, end to end")
-    parser.add_argument("--operating-point", action="store_true",
-                        help="only choose the cut-offs of the model in --output for --ner (no training); "
-                        "they are written to the NER pipeline's kg.json")
-    args = parser.parse_args(argv)
-    ner = args.ner or shipped_model_path()
-    if args.operating_point:
-        from extractors.pipeline import update_settings
+    cutoffs_only: keep the model in ``output`` and only choose the cut-offs again.
+    RETURNS (dict): the training figures (without the per-label dev tables) and ``operating_point``.
+    """
+    from extractors.pipeline import shipped_model_path, update_settings
 
-        point = choose_operating_point(ner, args.output, args.data_dir, min_precision=args.min_precision)
-        update_settings(Path(ner), relations=point)
-        return
-    result = train_relations(args.output, args.data_dir, ner_model=ner, tune_on=args.tune_on,
-                             train_spans=args.train_spans, folds=args.folds, label_bias=args.label_bias,
-                             c=args.c, min_count=args.min_count)
-    if args.output is not None:
-        from extractors.pipeline import update_settings
+    ner = ner or shipped_model_path()
+    if ner is None:
+        from kg.errors import ModelError
 
-        result["operating_point"] = choose_operating_point(ner, args.output, args.data_dir, min_precision=args.min_precision)
-        update_settings(Path(ner), relations=result["operating_point"])
-    print(json.dumps({k: v for k, v in result.items() if k not in ("gold", "end_to_end")}))
-
-
-if __name__ == "__main__":
-    main()
+        raise ModelError("no trained NER is shipped in extractors/models/sci_ner; pass --ner")
+    result: dict[str, Any] = {}
+    if not cutoffs_only:
+        trained = train_relations(output, data_dir, ner_model=ner, tune_on=tune_on, train_spans=train_spans,
+                                  folds=folds, label_bias=label_bias, c=c, min_count=min_count)
+        result = {k: v for k, v in trained.items() if k not in ("gold", "end_to_end")}
+    result["operating_point"] = choose_operating_point(ner, output, data_dir, min_precision=min_precision)
+    update_settings(Path(ner), relations=result["operating_point"])
+    return result

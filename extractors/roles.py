@@ -202,7 +202,7 @@ def window_features(text: str, mentions: Sequence[dict[str, Any]]) -> list[str]:
     inside its sentence, by position ("b0:our", "a1:which"), and the two words just before it as a
     pair ("bb:propose_a"). They carry what the cue lists cannot: a component named after "employs"
     or "consisting of", a baseline after "such as" or "than", a family after "NAME, a novel". On the
-    dev split they raise PROPOSES recall at precision 0.9 from 0.74 to about 0.84 (docs/training.md)."""
+    dev split they raise PROPOSES recall at precision 0.9 from 0.74 to about 0.84 (docs/experiments.md)."""
     out: set[str] = set()
     for r in mentions:
         sent_start = r.get("sent_start", 0)
@@ -255,7 +255,8 @@ class RoleClassifier:
         return self
 
 
-@Language.factory("kg_roles", default_config={"model_path": None})
+@Language.factory("kg_roles", default_config={"model_path": None}, requires=["doc.user_data"],
+                  assigns=["doc.user_data"])
 def make_role_classifier(nlp: Language, name: str, model_path: str | None) -> RoleClassifier:
     """The ``kg_roles`` component (model_path: a role model JSON; None for the shipped one)."""
     return RoleClassifier(nlp, name, model_path=model_path)

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from spacy.attrs import LOWER, ORTH, SENT_START
 from spacy.language import Language
@@ -425,12 +426,13 @@ class HeadPhraseFinder(Stateless):
 
 
 
-@Language.factory("kg_cues", default_config={"spans_key": CUES_KEY})
+@Language.factory("kg_cues", default_config={"spans_key": CUES_KEY}, assigns=["doc.spans"])
 def make_cue_finder(nlp: Language, name: str, spans_key: str) -> CueFinder:
     return CueFinder(nlp, name, spans_key=spans_key)
 
 
-@Language.factory("kg_heads", default_config={"spans_key": HEADS_KEY})
+@Language.factory("kg_heads", default_config={"spans_key": HEADS_KEY}, requires=["token.is_sent_start"],
+                  assigns=["doc.spans"])
 def make_head_finder(nlp: Language, name: str, spans_key: str) -> HeadPhraseFinder:
     return HeadPhraseFinder(nlp, name, spans_key=spans_key)
 
@@ -496,7 +498,7 @@ class ShapeFinder(Stateless):
         return doc
 
 
-@Language.factory("kg_shapes", default_config={"spans_key": "kg_gazetteer"})
+@Language.factory("kg_shapes", default_config={"spans_key": "kg_gazetteer"}, assigns=["doc.spans"])
 def make_shape_finder(nlp: Language, name: str, spans_key: str) -> ShapeFinder:
     return ShapeFinder(nlp, name, spans_key=spans_key)
 
@@ -508,9 +510,9 @@ def add_gazetteer(nlp: Language, name: str = "kg_gazetteer", directory: str | No
     patterns) merged in between. The rulers' patterns are saved with the pipeline, so a packaged
     model carries its gazetteer."""
     exact, lower = gazetteer_patterns(nlp, directory)
-    ruler = nlp.add_pipe("span_ruler", name=name, config={"spans_key": name, "overwrite": True, "validate": False})
+    ruler: Any = nlp.add_pipe("span_ruler", name=name, config={"spans_key": name, "overwrite": True, "validate": False})
     ruler.add_patterns(exact)
     nlp.add_pipe("kg_shapes", name=name + "_shapes", config={"spans_key": name})
-    ruler_lower = nlp.add_pipe("span_ruler", name=name + "_lower", config={
+    ruler_lower: Any = nlp.add_pipe("span_ruler", name=name + "_lower", config={
         "spans_key": name, "overwrite": False, "validate": False, "phrase_matcher_attr": "LOWER"})
     ruler_lower.add_patterns(lower)

@@ -12,6 +12,7 @@ The data directory defaults to ``$KG_SHARED_DATA``, else ``shared/data`` beside 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
 import shutil
@@ -22,13 +23,16 @@ from pathlib import Path
 from typing import Any
 
 from extractors.convert import (
-    SCIERC_TO_PRODUCT,
     annotation_docs,
     conll_docs,
     scierc_docs,
     scirex_docs,
     write_docbin,
 )
+from kg.schema import SCIERC_TO_PRODUCT, SCIREX_TO_PRODUCT, TDMSCI_TO_PRODUCT
+
+#: Progress of the long steps; ``kg train`` shows it on stderr.
+log = logging.getLogger(__name__)
 
 __all__ = [
     "CONFIG",
@@ -44,7 +48,8 @@ __all__ = [
     "pretrain_tok2vec",
     "train",
     "crossval_tdmsci",
-    "train_cli",
+    "train_recipe",
+    "finish_roles",
 ]
 
 CONFIG = Path(__file__).parent / "configs" / "sci_ner.cfg"
@@ -78,7 +83,7 @@ ANNOTATIONS = Path(__file__).resolve().parents[1] / "data" / "annotations"
 #: (``annotations_repeat`` copies of train.jsonl and of any user files) with SciERC train mapped onto
 #: the four labels ``scierc_repeat`` times, TDMSci's TASK/DATASET/METRIC and a 10% sample of SciREX's
 #: sentences as partial annotations (unlabelled tokens missing); checkpoints are chosen on the
-#: in-domain dev split. docs/training.md has what each ingredient is worth.
+#: in-domain dev split. docs/experiments.md has what each ingredient is worth.
 PRODUCT: dict[str, Any] = {
     "annotations_repeat": 3,
     "scierc_repeat": 1,
@@ -139,7 +144,7 @@ def build_corpora(
     # dev (checkpoint selection): name-like Materials as DATASET whatever the training split, since
     # the model's DATASET predictions are scored as Material by kg eval
     n_dev = write_docbin(scierc_docs(data_dir / "scierc" / "dev.json", vocab, dataset_label=True), paths["dev"])
-    print(f"corpora: {n_train} training docs, {n_dev} dev docs -> {out_dir}")
+    log.info("corpora: %d training docs, %d dev docs -> %s", n_train, n_dev, out_dir)
     return paths
 
 
@@ -169,8 +174,6 @@ def build_product_corpora(
     vocab = spacy.blank("en").vocab
     out_dir.mkdir(parents=True, exist_ok=True)
     gold = load(annotations) if annotations else []
-    product_tdmsci = {"TASK": "TASK", "DATASET": "DATASET", "METRIC": "METRIC"}
-    product_scirex = {"Method": "METHOD", "Task": "TASK", "Metric": "METRIC", "Material": "DATASET"}
 
     def train_docs() -> Iterator[Any]:
         for _ in range(annotations_repeat):
@@ -179,16 +182,16 @@ def build_product_corpora(
             for doc in scierc_docs(data_dir / "scierc" / "train.json", vocab, dataset_label=True):
                 yield _relabel(doc, SCIERC_TO_PRODUCT)
         if tdmsci:
-            yield from conll_docs(data_dir / "tdmsci" / "train.conll", vocab, label_map=product_tdmsci, partial=True)
+            yield from conll_docs(data_dir / "tdmsci" / "train.conll", vocab, label_map=TDMSCI_TO_PRODUCT, partial=True)
         if scirex_sample > 0:
-            yield from scirex_docs(data_dir / "scirex" / "train.jsonl", vocab, label_map=product_scirex,
+            yield from scirex_docs(data_dir / "scirex" / "train.jsonl", vocab, label_map=SCIREX_TO_PRODUCT,
                                    sample=scirex_sample, seed=seed)
 
     paths = {"train": out_dir / "train.spacy", "dev": out_dir / "dev.spacy"}
     n_train = write_docbin(train_docs(), paths["train"])
     n_dev = write_docbin(annotation_docs(load(dev)), paths["dev"])
-    print(f"corpora: {n_train} training docs ({len(gold)} annotated abstracts x {annotations_repeat}), "
-          f"{n_dev} dev docs -> {out_dir}")
+    log.info("corpora: %d training docs (%d annotated abstracts x %d), %d dev docs -> %s",
+             n_train, len(gold), annotations_repeat, n_dev, out_dir)
     return paths
 
 
@@ -209,11 +212,11 @@ def vector_text(data_dir: Path, path: Path) -> int:
     """
     import spacy
 
-    tokenizer = spacy.blank("en").tokenizer
+    tokenizer: Any = spacy.blank("en").tokenizer
     count = 0
     with path.open("w", encoding="utf-8") as out:
         for source in sorted((data_dir / "corpora").glob("*.jsonl")):
-            texts = []
+            texts: list[str] = []
             with source.open(encoding="utf-8") as handle:
                 for line in handle:
                     record = json.loads(line)
@@ -263,7 +266,7 @@ def train_vectors(
     out_dir.mkdir(parents=True, exist_ok=True)
     text = out_dir / "text.txt"
     if not text.exists():
-        print(f"vectors: {vector_text(data_dir, text)} tokens of text")
+        log.info("vectors: %d tokens of text", vector_text(data_dir, text))
     model = floret.train_unsupervised(
         str(text), model="cbow", mode="fasttext", minn=0, maxn=0, minCount=5, dim=dim, epoch=epoch,
         ws=5, thread=1, verbose=0,  # one thread: the same vectors on every run
@@ -336,7 +339,7 @@ def pretrain_tok2vec(
 
     raw = out_dir / "text.jsonl"
     if not raw.exists():
-        print(f"pretraining: {pretrain_text(data_dir, raw, n=texts, seed=seed)} abstracts")
+        log.info("pretraining: %d abstracts", pretrain_text(data_dir, raw, n=texts, seed=seed))
     settings: dict[str, Any] = {
         "paths.raw_text": str(raw),
         "pretraining.max_epochs": epochs,
@@ -493,7 +496,8 @@ def crossval_tdmsci(
     """
     import spacy
 
-    from kg.evaluation import PRF, evaluate, predict, read_conll
+    from kg.gold import PRF, predict, read_conll, read_scierc, score_ner
+    from kg.schema import SCIERC_LABELS
 
     data_dir = data_dir or default_data_dir()
     gold_path = data_dir / "tdmsci" / "train.conll"
@@ -532,8 +536,10 @@ def crossval_tdmsci(
                 per_label.setdefault(label, PRF()).score_set(
                     {t for t in pred if t[3] == label}, {t for t in ref if t[3] == label}
                 )
-        scierc_dev[k] = evaluate(data_dir / "scierc" / "dev.json", "scierc", nlp)["ents_f"]
-        print(f"fold {k}: TDMSci {sum(per_label.values(), PRF()).fscore:.3f} (cumulative), SciERC dev {scierc_dev[k]:.3f}")
+        dev = list(read_scierc(data_dir / "scierc" / "dev.json"))
+        scierc_dev[k] = score_ner(dev, predict(dev, nlp, "scierc"), SCIERC_LABELS)["f"]
+        log.info("fold %d: TDMSci %.3f (cumulative), SciERC dev %.3f", k, sum(per_label.values(), PRF()).fscore,
+                 scierc_dev[k])
     micro = sum(per_label.values(), PRF())
     return {
         **micro.to_dict(),
@@ -547,16 +553,28 @@ def finish_pipeline(output: Path, train_files: list[Path], dev_files: list[Path]
     """What a trained NER needs beside it (``output/kg.json``): the role model fitted on the pipeline's
     own mentions of ``train_files`` (threshold for ``role_precision`` on ``dev_files``) and the relation
     cut-offs for ``relation_precision`` on SciERC dev with its spans."""
-    from extractors.pipeline import load_pipeline, update_settings
+    from extractors.pipeline import update_settings
     from extractors.relations_train import choose_operating_point
+
+    roles = finish_roles(output, train_files, dev_files, min_precision=role_precision)
+    relations = choose_operating_point(output, data_dir=data_dir, min_precision=relation_precision)
+    update_settings(output, relations=relations)
+    return {"roles": roles, "relations": relations}
+
+
+def finish_roles(output: Path, train_files: list[Path], dev_files: list[Path], *,
+                 min_precision: float = 0.9) -> dict[str, Any]:
+    """Fit the role model of the pipeline in ``output`` on its own mentions of ``train_files``
+    (threshold for ``min_precision`` on ``dev_files``), write ``output/roles.json`` and record it in
+    ``output/kg.json``: ``kg train roles``, and the role step of the shipped recipe."""
+    from extractors.pipeline import load_pipeline, update_settings
     from extractors.roles_train import train_roles
 
     roles = train_roles(load_pipeline(output), train_files, dev_files, output=output / "roles.json",
-                        min_precision=role_precision)
-    relations = choose_operating_point(output, data_dir=data_dir, min_precision=relation_precision)
+                        min_precision=min_precision)
     roles.pop("output", None)  # a path of this machine: not for the shipped settings
-    update_settings(output, roles="roles.json", roles_dev=roles, relations=relations)
-    return {"roles": roles, "relations": relations}
+    update_settings(output, roles="roles.json", roles_dev=roles)
+    return roles
 
 
 def product_steps(steps: int) -> dict[str, Any]:
@@ -566,7 +584,7 @@ def product_steps(steps: int) -> dict[str, Any]:
     return {"training.max_steps": steps, "training.patience": 0}
 
 
-def train_cli(
+def train_recipe(
     output: Path = MODEL_DIR,
     data_dir: Path | None = None,
     work_dir: Path | None = None,
@@ -593,7 +611,7 @@ def train_cli(
         (``WORK/pretrain/model-last.bin``); no recipe does by default (it did not help).
     scierc_recipe / first_round: the older recipes (SciERC's six labels plus DATASET, no annotations).
     steps: training steps of the shipped recipe's final model (default: the recipe's ``max_steps``).
-    RETURNS (dict): what ``train`` or ``crossval_tdmsci`` returns (also printed as JSON).
+    RETURNS (dict): what ``train`` or ``crossval_tdmsci`` returns.
     """
     if crossval or scierc_recipe or first_round:
         recipe = FIRST_ROUND if first_round else DEFAULTS
@@ -616,5 +634,4 @@ def train_cli(
                        scirex_sample=PRODUCT["scirex_sample"], vectors=vectors or PRODUCT["vectors"],
                        pretrain=pretrain or PRODUCT["pretrain"], overrides=product_steps(steps or PRODUCT["max_steps"]))
         result.update(finish_pipeline(Path(output), train_files, dev_files, data_dir))
-    print(json.dumps(result, indent=2))
     return result

@@ -2,13 +2,13 @@
 
 Values always travel as parameters (``$rows``, ``$ids``, ``$paper``). Labels and relationship types
 cannot be parameters in Cypher, so the builders below take them only from the schema's allow-lists
-(:data:`kg.model.NODE_LABELS`, :data:`kg.model.RELATION_TYPES`) and raise ``ValueError`` for anything
+(:data:`kg.schema.NODE_LABELS`, :data:`kg.schema.RELATION_TYPES`) and raise ``ValueError`` for anything
 else: no text from an abstract ever reaches a query string.
 """
 
 from __future__ import annotations
 
-from kg.model import NODE_LABELS, RELATION_TYPES
+from kg.schema import ENTITY, ENTITY_NODE_LABELS, NODE_LABELS, RELATION_TYPES
 
 __all__ = [
     "ENTITY_LABEL",
@@ -30,8 +30,8 @@ __all__ = [
 ]
 
 #: Extra label every entity node carries, so one index and one query cover all four kinds.
-ENTITY_LABEL = "Entity"
-ENTITY_LABELS: tuple[str, ...] = tuple(label for label in NODE_LABELS if label != "Paper")
+ENTITY_LABEL = ENTITY
+ENTITY_LABELS: tuple[str, ...] = ENTITY_NODE_LABELS
 #: Paper -> entity relationship types: they decide an entity's support.
 PAPER_RELATION_TYPES: tuple[str, ...] = ("PROPOSES", "USES", "EVALUATES_ON", "ADDRESSES", "REPORTS")
 #: Name of the full-text index over entity names and aliases.

@@ -16,19 +16,16 @@ import networkx as nx
 from kg.atomic import AtomicFiles, atomic_open
 from kg.errors import ExportError, KgError
 from kg.graph import KnowledgeGraph
+from kg.schema import as_nx
 
 __all__ = ["to_node_link", "write_json", "to_graphml_graph", "write_graphml", "read_graphml"]
 
 JSON_ATTRS_KEY = "kg_json_attributes"
 
 
-def _nx(graph: KnowledgeGraph | nx.MultiDiGraph) -> nx.MultiDiGraph:
-    return graph.nx if isinstance(graph, KnowledgeGraph) else graph
-
-
 def to_node_link(graph: KnowledgeGraph | nx.MultiDiGraph) -> dict[str, Any]:
     """networkx node-link data (edges under ``links``)."""
-    return nx.node_link_data(_nx(graph), edges="links")
+    return nx.node_link_data(as_nx(graph, ExportError), edges="links")
 
 
 def write_json(graph: KnowledgeGraph | nx.MultiDiGraph, path: str | Path, *,
@@ -51,7 +48,7 @@ def _encode(value: Any) -> Any:
 
 def to_graphml_graph(graph: KnowledgeGraph | nx.MultiDiGraph) -> nx.MultiDiGraph:
     """A copy whose list/dict attributes are JSON strings and whose ``None`` values are dropped."""
-    G = _nx(graph)
+    G = as_nx(graph, ExportError)
     out = nx.MultiDiGraph()
     json_attrs: set[str] = set()
 

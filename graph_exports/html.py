@@ -34,7 +34,7 @@ import networkx as nx
 
 from kg.atomic import AtomicFiles, write_text
 from kg.errors import ExportError
-from kg.model import NODE_LABELS
+from kg.schema import NODE_LABELS, as_nx
 
 from .layout import communities, layout, undirected
 from .overview import overview as community_overview
@@ -44,7 +44,6 @@ from .view import (
     SIZE_BY,
     VIEWS,
     Selection,
-    _as_nx,
     _edge_type,
     _label,
     _norm_labels,
@@ -172,7 +171,7 @@ def page_nodes(
     ``mentionCount``, ``papers`` (``[id, name]``, at most 100) and ``papersTotal``.
     No ``title`` field: vis-network would render it as a tooltip, and the page draws its own.
     """
-    g = _as_nx(graph)
+    g = as_nx(graph, ExportError, "to_html needs")
     shown = set(selection.nodes)
     h_degree: dict[str, int] = {n: 0 for n in selection.nodes}
     for u, v, _k in selection.edges:
@@ -263,7 +262,7 @@ def page_edges(graph: Any, selection: Selection, *, view: str = "knowledge") -> 
     words and keywords that weigh most) and, in the paper map, a ``label`` naming what the two
     papers share (their entities, else their words).
     """
-    g = _as_nx(graph)
+    g = as_nx(graph, ExportError, "to_html needs")
     top_weight = 0.0
     for u, v, k in selection.edges:
         top_weight = max(top_weight, _float(g.edges[u, v, k].get("weight"), 1.0))
@@ -471,7 +470,7 @@ def to_html(graph: Any, options: PageOptions | None = None, **kwargs: Any) -> st
 
     opts = page_options(options, **kwargs)
     opts.check()
-    g = _as_nx(graph)
+    g = as_nx(graph, ExportError, "to_html needs")
     view = opts.view
     map_meta: dict[str, Any] = {"mapSize": opts.map_size}
     if opts.paper is not None:
@@ -502,7 +501,7 @@ def to_html(graph: Any, options: PageOptions | None = None, **kwargs: Any) -> st
     if paper is not None:
         meta["options"] = [f"paper map of {sel.focus}, {len(sel.nodes) - 1} related papers"]
         if title is None:
-            meta["title"] = "kg paper map: " + _short(_display_name(sel.focus, g.nodes[sel.focus]), 60)
+            meta["title"] = "kg paper map: " + _short(_display_name(str(sel.focus), g.nodes[sel.focus]), 60)
 
     # pyvis carries what vis-network draws of each node; the rest of the data (panels, edges) is
     # stored once, compactly, beside it (graph_exports.page_data) and unpacked by the page.

@@ -1,6 +1,6 @@
 """Push a kg graph into Neo4j: schema first, then batched ``UNWIND $rows ... MERGE``.
 
-Three steps, as in DESIGN.md: :func:`to_rows` turns the graph into plain row dicts (pure, no
+Three steps (docs/architecture.md): :func:`to_rows` turns the graph into plain row dicts (pure, no
 driver), :func:`push` sends them in batches through managed transactions (nodes before
 relationships), and the entities' ``support`` / ``mention_count`` are then recomputed in Cypher
 from what the database holds, so loading a second corpus updates them. Every statement is a
@@ -31,7 +31,7 @@ import networkx as nx
 
 from kg.errors import ExportError, Neo4jError
 from kg.graph import KnowledgeGraph
-from kg.model import NODE_LABELS, RELATION_TYPES
+from kg.schema import NODE_LABELS, PAPER_PREFIX, RELATION_TYPES, as_nx
 
 from . import cypher
 
@@ -51,7 +51,6 @@ __all__ = [
 T = TypeVar("T")
 RelKey = tuple[str, str, str]  # (type, start label, end label)
 
-PAPER_PREFIX = "paper:"
 #: Longest node id pushed: a Neo4j range index key (behind the id constraints) holds 8,167 bytes.
 MAX_ID_BYTES = 8_000
 #: URI schemes of the Bolt protocol (the driver's http:// support needs extra packages kg does not use).
@@ -178,14 +177,6 @@ def _evidence_props(evidence: list[dict[str, Any]] | None) -> dict[str, Any]:
     }
 
 
-def _nx(graph: KnowledgeGraph | nx.MultiDiGraph) -> nx.MultiDiGraph:
-    if isinstance(graph, KnowledgeGraph):
-        return graph.nx
-    if isinstance(graph, nx.Graph):
-        return graph
-    raise ExportError(f"expected a KnowledgeGraph or networkx graph, got {type(graph).__name__}")
-
-
 def to_rows(graph: KnowledgeGraph | nx.MultiDiGraph) -> tuple[dict[str, list[dict]], dict[RelKey, list[dict]]]:
     """The rows :func:`push` sends, without a database.
 
@@ -200,7 +191,7 @@ def to_rows(graph: KnowledgeGraph | nx.MultiDiGraph) -> tuple[dict[str, list[dic
         ExportError: a node label or relationship type is not in the schema, or a node id is
             longer than Neo4j can index.
     """
-    G = _nx(graph)
+    G = as_nx(graph, ExportError)
     nodes: dict[str, list[dict]] = defaultdict(list)
     labels: dict[str, str] = {}
     for node_id, attrs in sorted(G.nodes(data=True), key=lambda item: str(item[0])):
@@ -384,7 +375,7 @@ def push(graph: KnowledgeGraph | nx.MultiDiGraph, driver, *, database: str | Non
             or goes away during the push (the message says which, and what to do).
         ExportError: the graph has a label or type outside the schema.
     """
-    G = _nx(graph)
+    G = as_nx(graph, ExportError)
     node_rows, rel_rows = to_rows(G)
     stats = PushStats(nodes={label: len(rows) for label, rows in node_rows.items()},
                       relationships={})
@@ -419,10 +410,10 @@ def push(graph: KnowledgeGraph | nx.MultiDiGraph, driver, *, database: str | Non
         for record in _run(driver, cypher.PRUNE_PAPER_EDGES, {"rows": batch}, database, stats, progress()):
             dropped.update(record["targets"])
     ids = sorted(touched | dropped)
-    for batch in batched(ids, max(batch_size, 1000)):
-        _run(driver, cypher.RECOMPUTE_ENTITY_SUPPORT, {"ids": batch}, database, stats, progress())
-    for batch in batched(sorted(dropped - touched), max(batch_size, 1000)):
-        for record in _run(driver, cypher.DELETE_ORPHAN_ENTITIES, {"ids": batch}, database, stats, progress()):
+    for id_batch in batched(ids, max(batch_size, 1000)):
+        _run(driver, cypher.RECOMPUTE_ENTITY_SUPPORT, {"ids": id_batch}, database, stats, progress())
+    for id_batch in batched(sorted(dropped - touched), max(batch_size, 1000)):
+        for record in _run(driver, cypher.DELETE_ORPHAN_ENTITIES, {"ids": id_batch}, database, stats, progress()):
             stats.entities_deleted += record["deleted"]
     stats.node_seconds = t1 - t0
     stats.relationship_seconds = t2 - t1

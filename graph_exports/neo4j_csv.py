@@ -26,9 +26,10 @@ import networkx as nx
 from kg.atomic import AtomicFiles
 from kg.errors import ExportError
 from kg.graph import KnowledgeGraph
+from kg.schema import as_nx
 
 from .cypher import ENTITY_LABEL, schema_statements
-from .neo4j import _nx, to_rows
+from .neo4j import to_rows
 
 __all__ = ["ARRAY_DELIMITER", "CsvImport", "to_neo4j_csv", "write_neo4j_csv"]
 
@@ -112,7 +113,7 @@ def _table(rows: list[dict[str, Any]], fixed: list[str]) -> tuple[list[str], lis
 
 def to_neo4j_csv(graph: KnowledgeGraph | nx.MultiDiGraph) -> dict[str, list[list[str]]]:
     """The import files as ``{file name: rows}`` (header first), without touching the disk."""
-    G = _nx(graph)
+    G = as_nx(graph, ExportError)
     node_rows, rel_rows = to_rows(G)
     files: dict[str, list[list[str]]] = {}
     for label, rows in node_rows.items():

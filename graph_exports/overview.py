@@ -81,7 +81,7 @@ def overview(
     pooled: list[int] = []
     big = [i for i, c in enumerate(groups) if len(c) > 1][:max_communities]
     keep = set(big)
-    for i, c in enumerate(groups):
+    for i, _group in enumerate(groups):
         if i not in keep:
             pooled.append(i)
     for i in big:
@@ -105,8 +105,8 @@ def overview(
         for end in pair:
             strongest[end].append((count, pair))
     chosen = set()
-    for end, found in strongest.items():  # each community's three strongest links
-        for count, pair in sorted(found, key=lambda t: (-t[0], t[1]))[:3]:
+    for found in strongest.values():  # each community's three strongest links
+        for _count, pair in sorted(found, key=lambda t: (-t[0], t[1]))[:3]:
             chosen.add(pair)
     return {
         "communities": out,
@@ -133,7 +133,7 @@ def _describe(g, i, members, label, entities_of, df, papers_total, positions) ->
     scored.sort(key=lambda t: (-t[0], -t[1], t[2]))
     top = [[ent, str(g.nodes[ent].get("name") or ent), c] for _s, c, ent in scored[:8]]
     if top:
-        name = " · ".join(t[1] for t in top[:NAME_TERMS])
+        name = " · ".join(str(t[1]) for t in top[:NAME_TERMS])
     else:  # no shared entity: its biggest members
         biggest = sorted(members, key=lambda n: (-g.degree(n), n))[:NAME_TERMS]
         name = " · ".join(str(g.nodes[n].get("name") or n) for n in biggest)

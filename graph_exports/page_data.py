@@ -35,6 +35,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kg.schema import is_paper_node, paper_id_of, paper_node_id
+
 __all__ = ["pack", "unpack", "derive", "compress_if_large", "decompress", "split_details", "merge_details",
            "STORE_VERSION", "COMPRESS_ABOVE"]
 
@@ -136,7 +138,8 @@ def pack(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[list
                 n.get("papersTotal", 0),
             ])
 
-    e_from, e_to, e_type, e_weight, e_count, e_ev, e_total, e_rel = [], [], [], [], [], [], [], []
+    e_from, e_to, e_type, e_weight, e_count, e_ev, e_total = [], [], [], [], [], [], []
+    e_rel: list[list[Any] | None] = []
     for e in edges:
         e_from.append(index[e["from"]])
         e_to.append(index[e["to"]])
@@ -146,7 +149,7 @@ def pack(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[list
         packed = []
         for ev in e.get("evidence") or []:
             pid = str(ev.get("paper_id") or "")
-            pid = pid if pid.startswith("paper:") else f"paper:{pid}"
+            pid = pid if is_paper_node(pid) else paper_node_id(pid)
             s = ev.get("start")
             t = ev.get("end")
             s = int(s) if isinstance(s, int) else -1
@@ -236,7 +239,7 @@ def unpack(vis_nodes: list[dict[str, Any]], store: dict[str, Any]) -> tuple[list
             else:
                 sentence, rest = cps[row[3]:row[4]], row[5:]
             ev: dict[str, Any] = {"sentence": sentence, "extractor": strings[rest[0]], "score": rest[1],
-                                  "paper_id": paper["id"][len("paper:"):] if paper else None}
+                                  "paper_id": paper_id_of(paper["id"]) if paper else None}
             if row[1] >= 0:
                 ev.update(start=row[1], end=row[2], text=cps[row[1]:row[2]])
             rec["evidence"].append(ev)
@@ -348,7 +351,7 @@ def decompress(vis_nodes: list[dict[str, Any]], store: dict[str, Any], page: str
         import re
 
         def blob(name: str) -> str:
-            match = re.search(r'<script type="application/octet-stream" id="%s">([^<]*)</script>' % name, page or "")
+            match = re.search(rf'<script type="application/octet-stream" id="{name}">([^<]*)</script>', page or "")
             if match is None:
                 raise ValueError("the page keeps its data in blobs; pass the page's text")
             return match.group(1).strip()

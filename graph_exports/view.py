@@ -13,7 +13,7 @@ import networkx as nx
 
 from kg import traverse
 from kg.errors import ExportError, NodeNotFound
-from kg.model import NODE_LABELS
+from kg.schema import NODE_LABELS, as_nx
 
 __all__ = ["VIEWS", "SIZE_BY", "Selection", "resolve_focus", "select", "check_options"]
 
@@ -43,16 +43,6 @@ class Selection:
     total_edges: int = 0
     left_out: list[tuple[str, int]] = field(default_factory=list)
     left_out_by_label: dict[str, int] = field(default_factory=dict)
-
-
-def _as_nx(graph: Any) -> nx.MultiDiGraph:
-    """The networkx graph inside a ``KnowledgeGraph``, or the graph itself."""
-    g = getattr(graph, "nx", graph)
-    if not isinstance(g, nx.Graph):
-        raise ExportError(
-            f"to_html needs a KnowledgeGraph or a networkx graph, not {type(graph).__name__}"
-        )
-    return g
 
 
 def _label(data: dict[str, Any]) -> str:
@@ -94,7 +84,7 @@ def resolve_focus(graph: Any, focus: str) -> str:
     Raises:
         NodeNotFound: nothing matches, or several nodes match (the message lists them).
     """
-    g = _as_nx(graph)
+    g = as_nx(graph, ExportError, "to_html needs")
     if focus in g:
         return focus
     hits = traverse.matches(g, focus)
@@ -188,7 +178,7 @@ def select(
     ExportError : an option is out of range.
     NodeNotFound : the focus names no node, or is ambiguous.
     """
-    g = _as_nx(graph)
+    g = as_nx(graph, ExportError, "to_html needs")
     check_options(view, radius, min_support, years, max_nodes, "degree")
     keep_labels = _norm_labels(labels)
     left_out: list[tuple[str, int]] = []
@@ -268,12 +258,12 @@ def select(
 
         # papers and entities each keep their share of the view (at least a quarter each, when
         # there are that many), the best ranked of each; the focus is always kept
-        papers = sorted((n for n in nodes if _label(g.nodes[n]) == "Paper"), key=rank)
+        ranked_papers = sorted((n for n in nodes if _label(g.nodes[n]) == "Paper"), key=rank)
         others = sorted((n for n in nodes if _label(g.nodes[n]) != "Paper"), key=rank)
-        want = round(max_nodes * len(papers) / len(nodes))
-        want = max(want, min(len(papers), max_nodes // 4))
-        want = min(want, len(papers), max_nodes - min(len(others), max_nodes // 4))
-        keep = set(papers[:want]) | set(others[: max_nodes - want])
+        want = round(max_nodes * len(ranked_papers) / len(nodes))
+        want = max(want, min(len(ranked_papers), max_nodes // 4))
+        want = min(want, len(ranked_papers), max_nodes - min(len(others), max_nodes // 4))
+        keep = set(ranked_papers[:want]) | set(others[: max_nodes - want])
         if focus_id is not None and focus_id not in keep:
             keep.add(focus_id)
             worst = max((n for n in keep if n != focus_id), key=rank)
@@ -313,7 +303,7 @@ def _within(g: nx.MultiDiGraph, seeds: set[str], hops: int) -> set[str]:
     seen = set(seeds)
     frontier = set(seeds)
     for _ in range(hops):
-        nxt = set()
+        nxt: set[str] = set()
         for n in frontier:
             nxt.update(m for m in nx.all_neighbors(g, n) if m not in seen)
         if not nxt:

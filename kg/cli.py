@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from collections.abc import Callable
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
@@ -26,6 +27,30 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _quiet_help_types() -> None:
+    """typer 0.2x writes a type beside every parameter in ``--help``: ``<bool>`` beside flags,
+    ``<list[str]>`` beside repeatable ones. kg's help texts say what each takes, so flags show
+    none, and a parameter with a metavar shows that (arguments already show it as their name)."""
+    from typer import core
+
+    for cls in (getattr(core, "TyperOption", None), getattr(core, "TyperArgument", None)):
+        original = getattr(cls, "display_type_rich", None)
+        if cls is None or original is None:  # another typer: it does not add them
+            continue
+
+        def display(self: Any, ctx: Any, _original: Any = original) -> str | None:
+            if getattr(self, "is_flag", False):
+                return None
+            if self.metavar is not None:
+                return None if isinstance(self, core.TyperArgument) else self.metavar
+            return _original(self, ctx)
+
+        cls.display_type_rich = display
+
+
+_quiet_help_types()
 console = Console()
 err_console = Console(stderr=True)
 _state = {"debug": False}
@@ -48,6 +73,11 @@ def main() -> None:
     except KeyboardInterrupt:
         err_console.print("interrupted")
         sys.exit(130)
+
+
+def _count(n: int, word: str) -> str:
+    """``1 paper``, ``2 papers``, ``1,234 papers``."""
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
 def _load_nlp(model: Optional[Path], no_model: bool):
@@ -74,10 +104,10 @@ def _count_lines_hint(inputs: list[str]) -> int | None:
 
 @app.command("build")
 def build_cli(
-    inputs: Annotated[list[str], typer.Argument(help="Files, directories or globs of abstracts (.txt paragraphs, .jsonl, .csv); - for stdin.")],
+    inputs: Annotated[list[str], typer.Argument(metavar="INPUT", help="Files, directories or globs of abstracts (.txt paragraphs, .jsonl, .csv); - for stdin.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder for graph.json, graph.graphml, graph.html and summary.json.")] = Path("out"),
     fmt: Annotated[str, typer.Option("--format", "-f", help="Input format: auto (by suffix), txt, jsonl or csv.")] = "auto",
-    field: Annotated[Optional[list[str]], typer.Option("--field", help="Map a field to your column, e.g. --field abstract=summary (repeatable).")] = None,
+    field: Annotated[Optional[list[str]], typer.Option("--field", metavar="FIELD=NAME", help="Map a field to your column, e.g. --field abstract=summary (repeatable).")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Stop at the first bad record instead of skipping it.")] = False,
     max_chars: Annotated[int, typer.Option("--max-chars", help="Abstracts longer than this are bad records.")] = 100_000,
     model: Annotated[Optional[Path], typer.Option("--model", "-m", help="A spaCy pipeline directory or package to use instead of the shipped one.")] = None,
@@ -147,6 +177,10 @@ def _print_summary(summary, out: Path, html: bool, *, wrote: bool = True) -> Non
         table.add_row("mentions dropped", f"{summary.mentions_dropped:,} (longer than a name can be)")
     mentions = ", ".join(f"{k} {v:,}" for k, v in summary.mentions_by_label.items())
     table.add_row("mentions", f"{summary.mentions:,} ({mentions})")
+    generic = int((summary.resolution or {}).get("dropped_generic", 0))
+    if generic:
+        table.add_row("mentions in the graph", f"{summary.mentions - generic:,} ({_count(generic, 'generic phrase')} "
+                                               "got no entity; kg stats counts these)")
     entities = ", ".join(f"{k} {v:,}" for k, v in summary.entities.items())
     table.add_row("entities", f"{sum(summary.entities.values()):,} ({entities})")
     table.add_row("edges", ", ".join(f"{k} {v:,}" for k, v in summary.edges.items()))
@@ -160,7 +194,7 @@ def _print_summary(summary, out: Path, html: bool, *, wrote: bool = True) -> Non
 
 @app.command("stats")
 def stats_cli(
-    graph: Annotated[Path, typer.Argument(help="A graph.json written by kg build.")],
+    graph: Annotated[Path, typer.Argument(metavar="GRAPH", help="A graph.json written by kg build.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     top: Annotated[int, typer.Option("--top", help="Also list the N best-supported entities per label.")] = 0,
 ) -> None:
@@ -175,13 +209,17 @@ def stats_cli(
     if as_json:
         typer.echo(json.dumps(stats))
         return
-    table = Table(title=str(graph), show_header=False, box=None)
+    table = Table(title=str(graph), show_header=False, box=None, title_justify="left")
     table.add_row("papers", f"{stats['papers']:,}")
-    table.add_row("mentions", f"{stats['mentions']:,}")
+    table.add_row("mentions in the graph", f"{stats['mentions']:,} (those linked to an entity)")
+    table.add_section()
+    table.add_row("[bold]entities by label[/]", f"{sum(stats['entities'].values()):,}")
     for label, count in stats["entities"].items():
-        table.add_row(label, f"{count:,}")
+        table.add_row(f"  {label}", f"{count:,}")
+    table.add_section()
+    table.add_row("[bold]edges by type[/]", f"{sum(stats['edges'].values()):,}")
     for rel, count in stats["edges"].items():
-        table.add_row(rel, f"{count:,}")
+        table.add_row(f"  {rel}", f"{count:,}")
     console.print(table)
     for label, rows in stats.get("top", {}).items():
         console.print(f"[bold]{label}[/]: " + "; ".join(f"{escape(name)} ({s})" for name, s in rows), highlight=False)
@@ -189,7 +227,7 @@ def stats_cli(
 
 @app.command("explain")
 def explain_cli(
-    name: Annotated[str, typer.Argument(help="An entity name, alias or node id, e.g. LLMs.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="An entity name, alias or node id, e.g. LLMs.")],
     graph: Annotated[Path, typer.Option("--graph", "-g", help="graph.json written by kg build; merges.jsonl is read beside it.")] = Path("out/graph.json"),
     label: Annotated[Optional[str], typer.Option("--label", "-l", help="Only entities of this label (Method, Dataset, Task, Metric).")] = None,
 ) -> None:
@@ -199,7 +237,7 @@ def explain_cli(
     g = KnowledgeGraph.load(graph)
     node = g.find(name, label=label)
     data = g.nx.nodes[node]
-    console.print(f"[bold]{escape(data['name'])}[/] ({data['label']}, {escape(node)}), {data.get('support', 0)} papers", highlight=False)
+    console.print(f"[bold]{escape(data['name'])}[/] ({data['label']}, {escape(node)}), {_count(data.get('support', 0), 'paper')}", highlight=False)
     merges_path = graph.parent / "merges.jsonl"
     rows = {}
     if merges_path.exists():
@@ -216,17 +254,20 @@ def explain_cli(
 
 @app.command("export")
 def export_cli(
-    graph: Annotated[Path, typer.Argument(help="A graph.json written by kg build.")],
+    graph: Annotated[Path, typer.Argument(metavar="GRAPH", help="A graph.json written by kg build.")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="graphml, json, or neo4j-csv (a folder of neo4j-admin import files).")] = "graphml",
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output file (or folder for folder formats).")] = Path("graph.graphml"),
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", show_default=False, help="Output file (or folder for folder formats); required, so nothing lands in the current folder unasked.")] = None,
 ) -> None:
     """Write a graph in another format."""
     from graph_exports.files import write_graphml, write_json
 
     from .graph import KnowledgeGraph
 
+    if out is None:
+        raise KgError("kg export needs --out PATH (-o): the file, or for neo4j-csv the folder, to write")
     g = KnowledgeGraph.load(graph)
-    writers = {"graphml": write_graphml, "json": write_json, "neo4j-csv": _write_neo4j_csv}
+    writers: dict[str, Callable[[KnowledgeGraph, Path], Path]] = {
+        "graphml": write_graphml, "json": write_json, "neo4j-csv": _write_neo4j_csv}
     if fmt not in writers:
         raise KgError(f"--format {fmt!r} is not supported; use one of {', '.join(writers)}")
     path = writers[fmt](g, out)
@@ -236,8 +277,6 @@ def export_cli(
 def _write_neo4j_csv(g, out: Path) -> Path:
     from graph_exports.neo4j_csv import write_neo4j_csv
 
-    if out == Path("graph.graphml"):  # the --out default is for graphml
-        out = Path("neo4j-import")
     files = write_neo4j_csv(g, out)
     err_console.print(f"{files.node_count:,} nodes, {files.relationship_count:,} relationships; load with: "
                       f"neo4j-admin database import full @{out / 'import.args'} DATABASE", highlight=False,
@@ -257,14 +296,14 @@ def _push_graph(graph, uri: str):
 
 @app.command("push")
 def push_cli(
-    graph: Annotated[Optional[Path], typer.Argument(help="A graph.json written by kg build (optional with --remove-paper).")] = None,
+    graph: Annotated[Optional[Path], typer.Argument(metavar="GRAPH", help="A graph.json written by kg build (optional with --remove-paper).")] = None,
     uri: Annotated[str, typer.Option("--uri", envvar="NEO4J_URI", help="Bolt URI of the server.")] = "bolt://127.0.0.1:7687",
     user: Annotated[str, typer.Option("--user", "-u", envvar="NEO4J_USERNAME", help="User name.")] = "neo4j",
     password: Annotated[Optional[str], typer.Option("--password", "-p", envvar="NEO4J_PASSWORD", show_default=False,
                                                     help="Password; leave unset for a server without authentication.")] = None,
     database: Annotated[Optional[str], typer.Option("--database", "-d", envvar="NEO4J_DATABASE", help="Database (default: the server's default).")] = None,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Rows per transaction.")] = 1000,
-    remove_paper: Annotated[Optional[list[str]], typer.Option("--remove-paper", help="Remove this paper and what only it supported (repeatable).")] = None,
+    remove_paper: Annotated[Optional[list[str]], typer.Option("--remove-paper", metavar="ID", help="Remove this paper and what only it supported (repeatable).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the push statistics as one JSON object.")] = False,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks instead of one-line errors.")] = False,
 ) -> None:
@@ -299,12 +338,12 @@ def push_cli(
 
 @app.command("html")
 def html_cli(
-    graph: Annotated[Path, typer.Argument(help="A graph.json written by kg build.")],
+    graph: Annotated[Path, typer.Argument(metavar="GRAPH", help="A graph.json written by kg build.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="The page to write (must end in .html).")] = Path("graph.html"),
     view: Annotated[str, typer.Option("--view", help="knowledge (papers and entities) or papers (paper map).")] = "knowledge",
     focus: Annotated[Optional[str], typer.Option("--focus", help="Show only the neighbourhood of this node (id, name or alias).")] = None,
     radius: Annotated[int, typer.Option("--radius", help="Hops around --focus.")] = 1,
-    labels: Annotated[Optional[list[str]], typer.Option("--labels", help="Node labels to keep (repeat, or comma-separate).")] = None,
+    labels: Annotated[Optional[list[str]], typer.Option("--labels", metavar="LABEL[,LABEL]", help="Node labels to keep (repeat, or comma-separate).")] = None,
     min_support: Annotated[int, typer.Option("--min-support", help="Leave out entities found in fewer papers.")] = 1,
     year_from: Annotated[Optional[int], typer.Option("--year-from", help="Leave out papers before this year.")] = None,
     year_to: Annotated[Optional[int], typer.Option("--year-to", help="Leave out papers after this year.")] = None,
@@ -347,7 +386,7 @@ def _sniff_gold_format(path: Path) -> str:
 
 @app.command("eval")
 def eval_command(
-    gold: Annotated[list[Path], typer.Argument(help="Gold files: kg annotations (JSON lines with text and entities), SciERC JSON lines or CoNLL (token ... BIO-tag).", exists=True, dir_okay=True)],
+    gold: Annotated[list[Path], typer.Argument(metavar="GOLD", help="Gold files: kg annotations (JSON lines with text and entities), SciERC JSON lines or CoNLL (token ... BIO-tag).", exists=True, dir_okay=True)],
     fmt: Annotated[str, typer.Option("--format", "-f", help="auto (from the file), annotations, scierc or conll.")] = "auto",
     save_predictions: Annotated[Optional[Path], typer.Option("--save-predictions", "-s", help="Write the predictions as JSON lines (annotations: each paper's false positives and misses).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
@@ -362,7 +401,7 @@ def eval_command(
     pipeline is scored paper by paper, per label, with PROPOSES precision and recall, and mention by
     mention. SciERC and CoNLL: the statistical model alone on the gold tokens, exact span and label.
     """
-    from .evaluation import FORMATS
+    from .gold import FORMATS
 
     if fmt == "auto":
         fmt = "annotations" if gold[0].is_dir() else _sniff_gold_format(gold[0])
@@ -376,26 +415,40 @@ def eval_command(
     if resolution:
         if fmt != "scierc":
             raise KgError("--resolution needs coreference clusters: use a SciERC file with --format scierc")
-        from .resolution_eval import resolution_cli
+        from extractors.pipeline import load_pipeline
 
-        resolution_cli(gold[0], as_json=as_json, model=str(model) if model else None)
+        from .resolution_eval import evaluate_resolution
+        from .tables import render_resolution_table
+
+        result = evaluate_resolution(str(gold[0]), load_pipeline(str(model) if model else None))
+        if as_json:
+            typer.echo(json.dumps(result))
+        else:
+            console.print(render_resolution_table(result))
         return
-    from .evaluation import eval_cli
+    from .evaluation import evaluate_model
+    from .tables import render_relations_table, render_table
 
-    eval_cli(gold[0], fmt, save_predictions=save_predictions, as_json=as_json, model=str(model) if model else None)
+    result = evaluate_model(gold[0], fmt, save_predictions=save_predictions, model=str(model) if model else None)
+    if as_json:
+        typer.echo(json.dumps(result))
+        return
+    console.print(render_table(result))
+    if result.get("relations"):
+        console.print(render_relations_table(result))
 
 
 def _eval_annotations(gold: list[Path], model: Optional[Path], no_model: bool, graph: Optional[Path],
                       save_predictions: Optional[Path], as_json: bool) -> None:
     from .annotations import AnnotationError, load
-    from .evaluation import prf_table
     from .paper_eval import evaluate_annotations, score_graph
+    from .tables import prf_table
 
     try:
         if graph is not None:
             from .graph import KnowledgeGraph
 
-            result = {"gold": [str(p) for p in gold], "format": "annotations", "graph": str(graph),
+            result: dict[str, Any] = {"gold": [str(p) for p in gold], "format": "annotations", "graph": str(graph),
                       "paper": score_graph(KnowledgeGraph.load(graph), load(gold), keep_errors=save_predictions is not None)}
             result["docs"] = result["paper"]["papers"]
         else:
@@ -408,10 +461,10 @@ def _eval_annotations(gold: list[Path], model: Optional[Path], no_model: bool, g
 
         write_text(save_predictions, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in errors))
     if as_json:
-        print(json.dumps(result))
+        typer.echo(json.dumps(result))
         return
     paper = result["paper"]
-    title = f"{', '.join(result['gold'])}: {result['docs']} papers, (paper, label, entity)"
+    title = f"{', '.join(result['gold'])}: {_count(result['docs'], 'paper')}, (paper, label, entity)"
     console.print(prf_table(title, ["label"], [*(((k,), v) for k, v in paper["per_type"].items()), (("micro",), paper)]))
     roles = paper["proposes"]
     console.print(f"PROPOSES on matched methods and data sets: precision {100 * roles['precision']:.1f}, "
@@ -423,8 +476,40 @@ def _eval_annotations(gold: list[Path], model: Optional[Path], no_model: bool, g
                                 [*(((k,), v) for k, v in spans["per_type"].items()), (("micro",), spans)]))
 
 
-@app.command("train")
+train_app = typer.Typer(
+    help="Rebuild the trained models that ship in extractors/models: with no subcommand, the NER "
+    "(tok2vec + ner) with its role model and relation cut-offs; `kg train relations` and "
+    "`kg train roles` retrain the other two alone.",
+    invoke_without_command=True,
+    no_args_is_help=False,
+)
+app.add_typer(train_app, name="train")
+
+
+def _need_scikit_learn(command: str) -> None:
+    """The role and relation models are fitted with scikit-learn (the train extra)."""
+    import importlib.util
+
+    if importlib.util.find_spec("sklearn") is None:
+        raise KgError(f"{command} needs scikit-learn: pip install -e \".[train]\"")
+
+
+def _show_training_progress() -> None:
+    """Training reports its steps through logging (extractors.*); show them on stderr."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    for name in ("extractors", "kg"):
+        logger = logging.getLogger(name)
+        logger.setLevel(logging.INFO)
+        if not logger.handlers:
+            logger.addHandler(handler)
+
+
+@train_app.callback()
 def train_command(
+    ctx: typer.Context,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Where to write the pipeline (default: the shipped extractors/models/sci_ner).")] = None,
     data: Annotated[Optional[Path], typer.Option("--data", help="The shared data folder (default: $KG_SHARED_DATA or shared/data beside the repository).")] = None,
     work_dir: Annotated[Optional[Path], typer.Option("--work-dir", help="Keep corpora, vectors, pretrained weights and checkpoints here (default: a temporary folder).")] = None,
@@ -433,23 +518,85 @@ def train_command(
     pretrained: Annotated[Optional[Path], typer.Option("--pretrained", help="Start from pretrained tok2vec weights of an earlier run (WORK/pretrain/model-last.bin).")] = None,
     crossval: Annotated[int, typer.Option("--crossval", metavar="K", help="Instead of training the shipped model, k-fold the SciERC recipe on TDMSci train and print its TDMSci figure.")] = 0,
     folds: Annotated[Optional[str], typer.Option("--folds", help="With --crossval: only these folds, e.g. 0 or 0,2.")] = None,
-    annotations: Annotated[Optional[list[Path]], typer.Option("--annotations", "-a", help="Your own annotated abstracts (kg's JSON-lines format, see data/annotations/README.md), added to the shipped training split (repeatable).", exists=True, dir_okay=False)] = None,
-    dev: Annotated[Optional[list[Path]], typer.Option("--dev", help="Annotated files to choose checkpoints and thresholds on instead of data/annotations/dev.jsonl (repeatable).", exists=True, dir_okay=False)] = None,
+    annotations: Annotated[Optional[list[Path]], typer.Option("--annotations", "-a", metavar="FILE", help="Your own annotated abstracts (kg's JSON-lines format, see data/annotations/README.md), added to the shipped training split (repeatable).", exists=True, dir_okay=False)] = None,
+    dev: Annotated[Optional[list[Path]], typer.Option("--dev", metavar="FILE", help="Annotated files to choose checkpoints and thresholds on instead of data/annotations/dev.jsonl (repeatable).", exists=True, dir_okay=False)] = None,
     scierc_recipe: Annotated[bool, typer.Option("--scierc-recipe", help="The older recipe without annotations: SciERC's six labels plus DATASET.")] = False,
     first_round: Annotated[bool, typer.Option("--first-round", help="The first round's SciERC recipe (SciERC once, its data-set names as DATASET).")] = False,
     seed: Annotated[int, typer.Option("--seed", help="system.seed of every training step.")] = 0,
     steps: Annotated[Optional[int], typer.Option("--steps", help="Training steps of the final model (default: the recipe's).", min=100)] = None,
 ) -> None:
-    """Rebuild the trained extractor from the annotations in data/annotations and the shared data, with the committed config and fixed seeds."""
-    from extractors.train import MODEL_DIR, train_cli
+    """Rebuild the trained extractor from the annotations in data/annotations and the shared data,
+    with the committed config and fixed seeds; then its role model and relation cut-offs."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from extractors.train import MODEL_DIR, train_recipe
 
     try:
         only = [int(k) for k in folds.split(",")] if folds else None
     except ValueError:
         raise KgError(f"--folds {folds!r}: give fold numbers separated by commas, e.g. 0,2") from None
-    train_cli(output or MODEL_DIR, data, work_dir, vectors=vectors, pretrain=pretrained or pretrain, crossval=crossval,
-              folds=only, first_round=first_round, scierc_recipe=scierc_recipe, annotations=annotations, dev=dev,
-              seed=seed, steps=steps)
+    _show_training_progress()
+    result = train_recipe(output or MODEL_DIR, data, work_dir, vectors=vectors, pretrain=pretrained or pretrain,
+                          crossval=crossval, folds=only, first_round=first_round, scierc_recipe=scierc_recipe,
+                          annotations=annotations, dev=dev, seed=seed, steps=steps)
+    typer.echo(json.dumps(result, indent=2, default=str))
+
+
+@train_app.command("relations")
+def train_relations_command(
+    ner: Annotated[Optional[Path], typer.Option("--ner", help="The NER pipeline whose spans the classifier is tuned for and scored with end to end; its kg.json gets the cut-offs (default: the shipped one).")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Where the classifier goes (default: the shipped extractors/models/relations).")] = None,
+    data: Annotated[Optional[Path], typer.Option("--data", help="The shared data folder (default: $KG_SHARED_DATA or shared/data beside the repository).")] = None,
+    train_spans: Annotated[str, typer.Option("--train-spans", help="Spans of SciERC train that make the candidate pairs: gold, ner or both.")] = "gold",
+    tune_on: Annotated[str, typer.Option("--tune-on", help="Tune the decision rule on cv-ner, cv-gold (out of fold on train), dev-ner or dev-gold.")] = "cv-ner",
+    folds: Annotated[int, typer.Option("--folds", min=2, help="Folds of the cross-validation on train.")] = 5,
+    label_bias: Annotated[bool, typer.Option("--label-bias", help="Tune one bias per relation label besides the NONE margin (it overfits the CV proxy).")] = False,
+    c: Annotated[float, typer.Option("--c", help="Inverse L2 strength of the logistic regression.")] = 1.0,
+    min_count: Annotated[int, typer.Option("--min-count", help="Features seen fewer times are dropped.")] = 2,
+    min_precision: Annotated[float, typer.Option("--min-precision", help="Choose the graph's relation cut-offs for this precision on SciERC dev, end to end.")] = 0.7,
+    cutoffs_only: Annotated[bool, typer.Option("--cutoffs-only", help="No training: only choose the cut-offs of the classifier in --output for --ner.")] = False,
+) -> None:
+    """Retrain the relation classifier on SciERC (needs scikit-learn) and choose its cut-offs."""
+    choices = {"--train-spans": (train_spans, ("gold", "ner", "both")),
+               "--tune-on": (tune_on, ("cv-ner", "cv-gold", "dev-ner", "dev-gold"))}
+    for option, (value, allowed) in choices.items():
+        if value not in allowed:
+            raise KgError(f"{option} {value!r} is not supported; use one of {', '.join(allowed)}")
+    from extractors.relations import MODEL_DIR
+    from extractors.relations_train import retrain_relations
+
+    if not cutoffs_only:
+        _need_scikit_learn("kg train relations")
+    _show_training_progress()
+    result = retrain_relations(ner, output or MODEL_DIR, data, train_spans=train_spans, tune_on=tune_on,
+                               folds=folds, label_bias=label_bias, c=c, min_count=min_count,
+                               min_precision=min_precision, cutoffs_only=cutoffs_only)
+    typer.echo(json.dumps(result, default=str))
+
+
+@train_app.command("roles")
+def train_roles_command(
+    model: Annotated[Optional[Path], typer.Option("--model", "-m", help="The pipeline whose role model is refitted (roles.json and kg.json in it; default: the shipped one).")] = None,
+    annotations: Annotated[Optional[list[Path]], typer.Option("--annotations", "-a", metavar="FILE", help="Annotated abstracts added to data/annotations/train.jsonl (repeatable).", exists=True, dir_okay=False)] = None,
+    dev: Annotated[Optional[list[Path]], typer.Option("--dev", metavar="FILE", help="Annotated files to choose the threshold on instead of data/annotations/dev.jsonl (repeatable).", exists=True, dir_okay=False)] = None,
+    min_precision: Annotated[float, typer.Option("--min-precision", help="PROPOSES precision the threshold is chosen for on the dev files.")] = 0.9,
+) -> None:
+    """Refit the role model (which methods and data sets a paper proposes) of a trained pipeline."""
+    from extractors.pipeline import shipped_model_path
+    from extractors.train import ANNOTATIONS, finish_roles
+
+    from .annotations import load
+
+    target = model or shipped_model_path()
+    if target is None:
+        raise KgError("no trained pipeline is shipped in extractors/models/sci_ner; pass --model")
+    train_files = [ANNOTATIONS / "train.jsonl", *(annotations or [])]
+    dev_files = list(dev or [ANNOTATIONS / "dev.jsonl"])
+    load(train_files + dev_files)  # a bad line is reported before the pipeline reads anything
+    _need_scikit_learn("kg train roles")
+    _show_training_progress()
+    result = finish_roles(Path(target), train_files, dev_files, min_precision=min_precision)
+    typer.echo(json.dumps(result, default=str))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -229,13 +229,14 @@ def _file_records(source: str, stdin: IO[bytes] | None, fmt: str, mapping: dict[
                   limits: Limits) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line, record) pairs of one input; a file that is empty, binary or unreadable is one bad record."""
     name = "<stdin>" if source == "-" else source
+    opened: contextlib.AbstractContextManager[IO[bytes]]
     try:
-        handle = contextlib.nullcontext(stdin if stdin is not None else sys.stdin.buffer) if source == "-" \
+        opened = contextlib.nullcontext(stdin if stdin is not None else sys.stdin.buffer) if source == "-" \
             else open(source, "rb")
     except OSError as exc:
         bad(BadRecord(name, None, f"cannot read ({exc.strerror or exc})"))
         return
-    with handle as handle:
+    with opened as handle:
         raw = handle.read(_SNIFF_BYTES)
         while raw and not raw.strip() and len(raw) < _MAX_LEADING_BLANK:   # leading blank lines
             more = handle.read(1 << 20)
@@ -421,6 +422,11 @@ def _jsonl_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callab
         if not isinstance(obj, dict):
             bad(BadRecord(name, number, f"expected a JSON object, got {type(obj).__name__}"))
             continue
+        if mapping["abstract"] not in obj:
+            fields = ", ".join(k if k.isprintable() else repr(k) for k in obj)[:300] or "none"
+            bad(BadRecord(name, number, f"no abstract (field {mapping['abstract']!r} missing; the record has: "
+                          f"{fields}); map yours with --field abstract=FIELD"))
+            continue
         yield number, {ours: obj.get(theirs) for ours, theirs in mapping.items()}
 
 
@@ -437,7 +443,8 @@ def _csv_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callable
         bad(BadRecord(name, first[0], f"malformed CSV header: {exc}"))
         return
     header = [h.strip() for h in header]
-    if mapping["abstract"] not in header:
+    columns = _column_index(header, mapping)
+    if columns["abstract"] is None:
         bad(BadRecord(name, first[0], f"CSV header has no {mapping['abstract']!r} column "
                       f"(columns: {', '.join(header)[:500]}); map one with --field abstract=COLUMN"))
         return
@@ -463,5 +470,14 @@ def _csv_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callable
         if len(row) != len(header):
             bad(BadRecord(name, current_line, f"CSV row has {len(row)} cells, header has {len(header)}"))
             continue
-        values = dict(zip(header, row))
-        yield current_line, {ours: values.get(theirs) for ours, theirs in mapping.items()}
+        yield current_line, {ours: row[i] if i is not None else None for ours, i in columns.items()}
+
+
+def _column_index(header: list[str], mapping: dict[str, str]) -> dict[str, int | None]:
+    """Each field's column in ``header``: the column of that exact name, else one whose name differs
+    only in case ("Abstract", "ABSTRACT"); None when there is none. A name given twice: the last."""
+    exact = {h: i for i, h in enumerate(header)}
+    folded: dict[str, int] = {}
+    for i, h in enumerate(header):
+        folded[h.casefold()] = i
+    return {ours: exact.get(theirs, folded.get(theirs.casefold())) for ours, theirs in mapping.items()}

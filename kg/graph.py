@@ -1,4 +1,4 @@
-"""The knowledge graph: DESIGN.md's schema in a ``networkx.MultiDiGraph``.
+"""The knowledge graph: the schema of :mod:`kg.schema` in a ``networkx.MultiDiGraph``.
 
 Node ids: ``paper:<paper id>`` for papers, ``<label>:<canonical key>`` for entities
 (``method:large language model``). Every node has ``label`` (Paper, Method, Dataset, Task, Metric)
@@ -30,18 +30,17 @@ import networkx as nx
 from . import traverse
 from .atomic import AtomicFiles, atomic_open
 from .errors import GraphError
-from .model import LABEL_TO_NODE, NODE_LABELS, PAPER_EDGE_FOR_LABEL, Paper, Relation
+from .model import Paper, Relation
 from .resolve import Resolution
+from .schema import ENTITY_NODE_LABELS, LABEL_TO_NODE, PAPER_EDGE_FOR_LABEL, paper_node_id
 
 __all__ = ["SCHEMA_VERSION", "KnowledgeGraph", "paper_node_id", "build_graph", "related_edges", "paper_terms"]
 
 SCHEMA_VERSION = 1
+#: What a command that reads a graph was given instead, and what to do.
+_GRAPH_HINT = ("expected the graph.json that kg build writes; a corpus file is an input of "
+               "`kg build INPUT -o OUTDIR`, which writes OUTDIR/graph.json")
 MAX_EVIDENCE = 5
-
-
-def paper_node_id(paper_id: str) -> str:
-    """Node id of a paper: ``paper:<id>``."""
-    return f"paper:{paper_id}"
 
 
 def build_graph(papers: Iterable[Paper], resolution: Resolution, relations: Iterable[Relation] = (), *,
@@ -269,11 +268,12 @@ class KnowledgeGraph:
         except FileNotFoundError:
             raise GraphError(f"{path}: no such graph file; build one with `kg build INPUT -o OUTDIR`") from None
         except json.JSONDecodeError as exc:
-            raise GraphError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from exc
+            raise GraphError(f"{path}:{exc.lineno}: not a kg graph (not one JSON document: {exc.msg}); "
+                             f"{_GRAPH_HINT}") from exc
         except OSError as exc:
             raise GraphError(f"{path}: cannot read ({exc.strerror or exc})") from exc
         if not isinstance(data, dict) or "nodes" not in data:
-            raise GraphError(f"{path}: not a kg graph (no 'nodes'); expected kg build's graph.json")
+            raise GraphError(f"{path}: not a kg graph (no 'nodes'); {_GRAPH_HINT}")
         return cls.from_dict(data)
 
     # -- counts ----------------------------------------------------------------------------
@@ -285,7 +285,7 @@ class KnowledgeGraph:
         return {
             "papers": nodes.get("Paper", 0),
             "mentions": mentions,
-            "entities": {label: nodes.get(label, 0) for label in NODE_LABELS if label != "Paper"},
+            "entities": {label: nodes.get(label, 0) for label in ENTITY_NODE_LABELS},
             "edges": dict(sorted(edges.items())),
             "nodes_total": self.nx.number_of_nodes(),
             "edges_total": self.nx.number_of_edges(),

@@ -1,6 +1,6 @@
 """The data passed between stages: Paper -> Mention -> Entity/Relation -> KnowledgeGraph.
 
-Frozen dataclasses so a stage cannot quietly change what an earlier stage produced; plain
+The vocabulary they use (labels, edge types) is in :mod:`kg.schema`. Frozen dataclasses so a stage cannot quietly change what an earlier stage produced; plain
 ``to_dict`` forms so records survive JSON, multiprocessing and Neo4j.
 """
 
@@ -10,55 +10,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 __all__ = [
-    "ENTITY_LABELS",
-    "NODE_LABELS",
-    "LABEL_TO_NODE",
-    "PAPER_EDGE_FOR_LABEL",
-    "RELATION_TYPES",
     "Paper",
     "Mention",
     "RelationMention",
     "Entity",
     "Relation",
-    "schema_relation",
-    "GRAPH_RELATION_LABELS",
 ]
-
-#: Product labels a mention can carry (the extractor vocabulary).
-ENTITY_LABELS: tuple[str, ...] = ("METHOD", "DATASET", "TASK", "METRIC")
-
-#: Graph node label for each mention label (DESIGN.md's schema).
-LABEL_TO_NODE: dict[str, str] = {
-    "METHOD": "Method",
-    "DATASET": "Dataset",
-    "TASK": "Task",
-    "METRIC": "Metric",
-}
-NODE_LABELS: tuple[str, ...] = ("Paper", *LABEL_TO_NODE.values())
-
-#: Paper -> entity relationship type for each label (PROPOSES is decided per mention for methods).
-PAPER_EDGE_FOR_LABEL: dict[str, str] = {
-    "METHOD": "USES",
-    "DATASET": "EVALUATES_ON",
-    "TASK": "ADDRESSES",
-    "METRIC": "REPORTS",
-}
-
-#: Every relationship type of the schema.
-RELATION_TYPES: tuple[str, ...] = (
-    "PROPOSES",
-    "USES",
-    "EVALUATES_ON",
-    "ADDRESSES",
-    "REPORTS",
-    "USED_FOR",
-    "EVALUATED_ON",
-    "EVALUATES",
-    "PART_OF",
-    "IS_A",
-    "COMPARED_WITH",
-    "RELATED_TO",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,34 +113,6 @@ class RelationMention:
     sentence: str
     extractor: str
     score: float = 1.0
-
-
-#: The SciERC relation labels that become graph edges (see :func:`schema_relation`).
-GRAPH_RELATION_LABELS: tuple[str, ...] = ("USED-FOR", "EVALUATE-FOR", "HYPONYM-OF", "PART-OF", "COMPARE")
-
-
-def schema_relation(label: str, head: str, tail: str) -> tuple[str, bool] | None:
-    """Schema type for a SciERC relation between entities labelled ``head`` and ``tail``, and
-    whether the edge runs tail -> head; None for relations the schema does not keep.
-
-    USED-FOR -> USED_FOR; EVALUATE-FOR -> EVALUATES (a metric evaluates a method or task) or
-    EVALUATED_ON (a method or task evaluated on a data set: the edge is reversed); HYPONYM-OF ->
-    IS_A; PART-OF -> PART_OF; COMPARE -> COMPARED_WITH. FEATURE-OF and CONJUNCTION say too little
-    about the concepts themselves and are dropped.
-
-    >>> schema_relation("EVALUATE-FOR", "DATASET", "METHOD")
-    ('EVALUATED_ON', True)
-    """
-    if label == "USED-FOR":
-        return "USED_FOR", False
-    if label == "EVALUATE-FOR":
-        if head == "METRIC":
-            return "EVALUATES", False
-        if head == "DATASET":
-            return "EVALUATED_ON", True
-        return None
-    return {"HYPONYM-OF": ("IS_A", False), "PART-OF": ("PART_OF", False),
-            "COMPARE": ("COMPARED_WITH", False)}.get(label)
 
 
 @dataclass(frozen=True, slots=True)

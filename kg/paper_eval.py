@@ -26,14 +26,14 @@ from typing import Any
 
 from .annotations import GoldAbstract, load, project
 from .corpus import normalise_abstract
-from .evaluation import PRF
-from .model import ENTITY_LABELS, LABEL_TO_NODE, Paper
+from .gold import PRF
+from .model import Paper
 from .resolve import canonical_key
+from .schema import ENTITY_LABELS, NODE_TO_LABEL, as_nx, paper_node_id
 
 __all__ = ["Item", "gold_items", "graph_items", "match_items", "score_graph", "score_spans_gold",
            "gold_papers", "evaluate_annotations"]
 
-NODE_TO_LABEL = {node: label for label, node in LABEL_TO_NODE.items()}
 ROLE_LABELS = ("METHOD", "DATASET")
 
 
@@ -67,7 +67,7 @@ def graph_items(G: Any, paper_node: str) -> list[Item]:
         forms[eid].add(abstract[start:end])
     out = []
     seen: set[str] = set()
-    for _, eid, data in G.out_edges(paper_node, data=True):
+    for _, eid in G.out_edges(paper_node):
         node = G.nodes[eid]
         label = NODE_TO_LABEL.get(node.get("label"))
         if label is None or eid in seen:
@@ -156,10 +156,10 @@ def score_items(per_paper: Iterable[tuple[str, list[Item], list[Item]]], *, keep
 def score_graph(G: Any, gold: Sequence[GoldAbstract], *, keep_errors: bool = False) -> dict[str, Any]:
     """Paper-level scores of graph ``G`` (a ``networkx`` graph or a KnowledgeGraph) against ``gold``;
     a gold paper missing from the graph counts as finding nothing."""
-    G = getattr(G, "nx", G)
+    G = as_nx(G)
     rows = []
     for rec in gold:
-        node = f"paper:{rec.id}"
+        node = paper_node_id(rec.id)
         pred = graph_items(G, node) if node in G else []
         rows.append((rec.id, pred, gold_items(rec)))
     result = score_items(rows, keep_errors=keep_errors)

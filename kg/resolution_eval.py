@@ -27,16 +27,13 @@ from typing import Any
 
 from extractors.lexicon import is_generic
 
-from .evaluation import PRF, GoldDoc, prf_table, read_scierc, to_spacy_doc
+from .gold import PRF, GoldDoc, read_scierc, to_spacy_doc
 from .model import Mention
 from .resolve import resolve
+from .schema import SCIERC_TO_RESOLVER
 
-__all__ = ["is_named", "gold_mentions", "score_pairs", "evaluate_resolution", "render_resolution_table",
-           "resolution_cli"]
+__all__ = ["is_named", "gold_mentions", "score_pairs", "evaluate_resolution"]
 
-#: SciERC label -> the label kg's resolver sees (Generic spans are never named).
-KG_LABELS = {"Method": "METHOD", "Task": "TASK", "Metric": "METRIC", "Material": "DATASET",
-             "OtherScientificTerm": "TERM"}
 _PRONOUNS = frozenset("it its itself they them their theirs this these that those which we us our one ones "
                       "he she his her both each former latter".split())
 _ANAPHORIC = frozenset("this these that those our its their such his her both each".split())
@@ -157,7 +154,7 @@ def evaluate_resolution(gold_path: str, nlp: Any) -> dict[str, Any]:
         for m in mentions:
             span = doc[m.start: m.end + 1]
             short, long = forms.get((span.start, span.end), (None, None))
-            own.append(Mention(paper_id=gold.key, label=KG_LABELS[m.label], text=span.text, start=span.start_char,
+            own.append(Mention(paper_id=gold.key, label=SCIERC_TO_RESOLVER[m.label], text=span.text, start=span.start_char,
                                end=span.end_char, sentence="", sent_start=0, extractor="gold",
                                short_form=short, long_form=long))
         gold_side.append((gold.key, own))
@@ -187,29 +184,3 @@ def evaluate_resolution(gold_path: str, nlp: Any) -> dict[str, Any]:
         "exact_string": exact.to_dict(),
         "predicted_mentions": {**kg_predicted.to_dict(), "matched_mentions": matched},
     }
-
-
-def render_resolution_table(result: dict[str, Any]) -> Any:
-    """A rich table of :func:`evaluate_resolution`'s result (pairwise P, R, F1)."""
-    predicted = f"predicted ({result['predicted_mentions']['matched_mentions']} matched)"
-    return prf_table(f"Within-document resolution vs coreference clusters, pairwise: {result['docs']} docs, "
-                     f"{result['named_mentions']} named mentions, {result['gold_pairs']} coreferent pairs",
-                     ["mentions", "resolver"],
-                     [(("gold", "kg"), result["gold_mentions"]), (("gold", "exact string"), result["exact_string"]),
-                      ((predicted, "kg"), result["predicted_mentions"])])
-
-
-def resolution_cli(gold: Any, *, as_json: bool = False, model: str | None = None) -> dict[str, Any]:
-    """``kg eval GOLD --resolution``: the product pipeline (``model`` or the shipped one, rules on)."""
-    import json
-
-    from rich.console import Console
-
-    from extractors.pipeline import load_pipeline
-
-    result = evaluate_resolution(str(gold), load_pipeline(model))
-    if as_json:
-        print(json.dumps(result))
-    else:
-        Console().print(render_resolution_table(result))
-    return result

@@ -29,7 +29,8 @@ from spacy.lookups import Table, load_lookups
 from extractors.lexicon import is_generic
 from extractors.rules import load_gazetteer
 
-from .model import Entity, Mention, Paper, Relation, RelationMention, schema_relation
+from .model import Entity, Mention, Paper, Relation, RelationMention
+from .schema import schema_relation
 
 __all__ = ["canonical_key", "entity_id", "Resolution", "ResolutionStats", "resolve", "resolve_relations"]
 
@@ -309,7 +310,7 @@ class _Majority:
         own, every = self.votes.get((lookup, label)), self.votes.get((lookup, ""))
         # the definitions with the use's label decide when there are enough of them to trust the
         # label (two papers, or a third of the definitions): one stray label does not
-        if own and (sum(own.values()) >= 2 or 3 * sum(own.values()) >= sum(every.values())):
+        if own and every and (sum(own.values()) >= 2 or 3 * sum(own.values()) >= sum(every.values())):
             decided, scope = self._decide(lookup, label), f" as a {label.lower()}"
         else:
             decided, scope = self._decide(lookup, ""), ""

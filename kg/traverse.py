@@ -26,6 +26,7 @@ import networkx as nx
 
 from .errors import NodeNotFound
 from .resolve import canonical_key
+from .schema import ENTITY_NODE_LABELS, paper_node_id
 
 __all__ = [
     "find",
@@ -39,8 +40,6 @@ __all__ = [
     "ego",
     "top",
 ]
-
-ENTITY_LABELS = ("Method", "Dataset", "Task", "Metric")
 
 
 def _check(G: nx.MultiDiGraph, node: str) -> None:
@@ -59,8 +58,8 @@ def find(G: nx.MultiDiGraph, name: str, *, label: str | None = None) -> str:
     label = _node_label(label)
     if name in G and (label is None or G.nodes[name].get("label") == label):
         return name
-    if label == "Paper" and f"paper:{name}" in G:
-        return f"paper:{name}"
+    if label == "Paper" and paper_node_id(name) in G:
+        return paper_node_id(name)
     found = matches(G, name, label=label)
     if not found:
         where = f" with label {label}" if label else ""
@@ -86,21 +85,21 @@ def matches(G: nx.MultiDiGraph, name: str, *, label: str | None = None) -> list[
 def _node_label(label: str | None) -> str | None:
     if label is None:
         return None
-    for known in ("Paper", *ENTITY_LABELS):
+    for known in ("Paper", *ENTITY_NODE_LABELS):
         if label.lower() == known.lower():
             return known
-    raise ValueError(f"label not supported: {label!r}; use one of Paper, {', '.join(ENTITY_LABELS)}")
+    raise ValueError(f"label not supported: {label!r}; use one of Paper, {', '.join(ENTITY_NODE_LABELS)}")
 
 
 def nodes_with_label(G: nx.MultiDiGraph, label: str) -> list[str]:
     """Node ids with ``label``, sorted."""
-    label = _node_label(label)
-    return sorted(n for n, d in G.nodes(data=True) if d.get("label") == label)
+    wanted = _node_label(label)
+    return sorted(n for n, d in G.nodes(data=True) if d.get("label") == wanted)
 
 
 def entities(G: nx.MultiDiGraph, *, label: str | None = None) -> list[str]:
     """Entity node ids (of one label, or all), sorted."""
-    labels = (_node_label(label),) if label else ENTITY_LABELS
+    labels = (_node_label(label),) if label else ENTITY_NODE_LABELS
     return sorted(n for n, d in G.nodes(data=True) if d.get("label") in labels)
 
 
@@ -113,7 +112,7 @@ def papers_with(G: nx.MultiDiGraph, entity: str) -> list[str]:
 def entities_of(G: nx.MultiDiGraph, paper: str, *, label: str | None = None) -> list[str]:
     """Entities a paper is linked to (optionally of one label), sorted."""
     _check(G, paper)
-    wanted = (_node_label(label),) if label else ENTITY_LABELS
+    wanted = (_node_label(label),) if label else ENTITY_NODE_LABELS
     return sorted({v for _, v, k in G.out_edges(paper, keys=True)
                    if k != "RELATED_TO" and G.nodes[v].get("label") in wanted})
 
@@ -151,8 +150,8 @@ def ego(G: nx.MultiDiGraph, node: str, *, radius: int = 1) -> nx.MultiDiGraph:
 def top(G: nx.MultiDiGraph, label: str, *, n: int = 20) -> list[tuple[str, int]]:
     """The ``n`` entities of ``label`` with the most supporting papers: ``(entity id, support)``.
     Ties go to the entity mentioned most often, then to the id."""
-    label = _node_label(label)
+    wanted = _node_label(label)
     ranked = sorted(((node, int(d.get("support", 0)), int(d.get("mention_count", 0)))
-                     for node, d in G.nodes(data=True) if d.get("label") == label),
+                     for node, d in G.nodes(data=True) if d.get("label") == wanted),
                     key=lambda t: (-t[1], -t[2], t[0]))
     return [(node, support) for node, support, _count in ranked[:n]]

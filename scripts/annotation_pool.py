@@ -6,7 +6,7 @@ records of NeurIPS, ICML, ICLR, CVPR, ACL and EMNLP. Never an accepted ICLR 2026
 abstract) and never the example corpus. A seeded shuffle fixes the split of each abstract (the first
 ``--double`` are annotated twice and belong to dev) and the batches handed to annotators.
 
-    python scripts/annotation_pool.py --corpora ../shared/data/corpora -o data/annotations/pool
+    python scripts/annotation_pool.py --corpora $KG_SHARED_DATA/corpora -o data/annotations/pool
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def main() -> None:
                 h.write(json.dumps(row, ensure_ascii=False) + "\n")
     # queues: each double batch goes to two annotators (first in their queue), singles round-robin
     ann = list(args.annotators)
-    queues = {a: [] for a in ann}
+    queues: dict[str, list] = {a: [] for a in ann}
     half = len(ann) // 2
     for k in range(len(double)):
         queues[ann[k % len(ann)]].append(f"d{k:02d}")

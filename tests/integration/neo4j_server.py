@@ -62,7 +62,7 @@ class Neo4jInstance:
         """Start the server; a port taken between choosing and binding it (another test run on the
         same machine) is retried on a new free port."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        for attempt in range(attempts):
+        for _attempt in range(attempts):
             done = self._run("start")
             if done.returncode == 0:
                 self.uri = done.stdout.strip().splitlines()[-1]

@@ -76,7 +76,7 @@ def test_json_nested_100000_deep_is_one_bad_line(tmp_path):
 
 def test_a_5000_digit_year_and_a_year_out_of_range_are_bad_records(tmp_path):
     f = tmp_path / "y.jsonl"
-    f.write_text('{"abstract": "%s", "year": %s}\n{"abstract": "%s", "year": 99999}\n' % (A, "9" * 5000, B),
+    f.write_text(f'{{"abstract": "{A}", "year": {"9" * 5000}}}\n{{"abstract": "{B}", "year": 99999}}\n',
                  encoding="utf-8")
     papers, _, errors, _ = read([f])
     assert papers == []
@@ -250,3 +250,33 @@ def test_kg_push_to_an_http_uri_is_one_line_not_a_missing_module(tmp_path):
         "error: bad Neo4j URI 'http://127.0.0.1:7474': kg talks Bolt, so the URI starts with bolt://, bolt+s://, "
         "bolt+ssc://, neo4j://, neo4j+s://, neo4j+ssc://; e.g. bolt://127.0.0.1:7687 (the Bolt port, not the "
         "browser's http port 7474)"]
+
+
+def test_csv_columns_are_found_whatever_their_case(tmp_path):
+    path = tmp_path / "c.csv"
+    path.write_text(f"ID,Title,ABSTRACT,Year\n7,FooNet,{A.replace(',', '')},2021\n", encoding="utf-8")
+    papers, stats, errors, _ = read([path])
+    assert errors == [] and stats.papers == 1
+    assert (papers[0].id, papers[0].title, papers[0].year) == ("7", "FooNet", 2021)
+
+
+def test_a_json_line_without_the_abstract_field_names_its_fields_and_the_option(tmp_path):
+    path = tmp_path / "c.jsonl"
+    jsonl(path, {"summary": A, "paper_id": "x1"})
+    _, stats, errors, _ = read([path])
+    assert stats.papers == 0 and stats.skipped == 1
+    assert errors == [f"{path}:1: no abstract (field 'abstract' missing; the record has: summary, paper_id); "
+                      "map yours with --field abstract=FIELD"]
+    papers, _, errors, _ = read([path], fields={"abstract": "summary", "id": "paper_id"})
+    assert errors == [] and papers[0].id == "x1"
+
+
+def test_a_build_that_reads_no_paper_writes_nothing_and_says_so(tmp_path):
+    path = tmp_path / "c.jsonl"
+    jsonl(path, {"summary": A})
+    out = tmp_path / "out"
+    done = kg("build", str(path), "-o", str(out))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "wrote" not in done.stdout and not out.exists()
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"error: no abstracts were read from the inputs; nothing written (the files in {out} are unchanged)")

@@ -100,3 +100,66 @@ def test_identical_builds_under_different_hash_seeds_write_identical_files(tmp_p
     assert len(json.loads((outs[0] / "graph.json").read_text())["nodes"]) > 350
     for name in ("graph.html", "graph.json", "graph.graphml", "merges.jsonl"):
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+
+
+HELP_COMMANDS = (("build",), ("stats",), ("explain",), ("export",), ("push",), ("html",), ("eval",),
+                 ("train",), ("train", "relations"), ("train", "roles"))
+
+
+def test_help_shows_no_python_type_markers():
+    for command in HELP_COMMANDS:
+        done = kg(*command, "--help")
+        assert done.returncode == 0, done.stderr
+        for marker in ("<bool>", "list[", "{inputs}", "{graph}"):
+            assert marker not in done.stdout, (command, marker)
+
+
+def test_counts_of_one_are_singular(tmp_path):
+    out = tmp_path / "out"
+    assert kg("build", str(EXAMPLES / "000_934333737cce3ad2.txt"), "-o", str(out), "-q", "--no-html").returncode == 0
+    graph = json.loads((out / "graph.json").read_text(encoding="utf-8"))
+    lone = next(n for n in graph["nodes"] if n.get("label") == "Method" and n.get("support") == 1)
+    done = kg("explain", lone["id"], "--graph", str(out / "graph.json"))
+    assert done.returncode == 0, done.stderr
+    assert "), 1 paper" in done.stdout and "1 papers" not in done.stdout
+
+
+def test_build_and_stats_agree_on_mentions_and_stats_labels_its_sections(tmp_path):
+    out = tmp_path / "out"
+    built = kg("build", str(EXAMPLES), "-o", str(out), "--no-html")
+    assert built.returncode == 0, built.stderr
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    generic = summary["resolution"]["dropped_generic"]
+    assert generic > 0, "the example corpus has generic phrases that get no entity"
+    in_graph = summary["mentions"] - generic
+    assert f"mentions in the graph  {in_graph:,} ({generic} generic phrases got no entity" in built.stdout, built.stdout
+    stats = kg("stats", str(out / "graph.json"))
+    assert stats.returncode == 0, stats.stderr
+    assert json.loads(kg("stats", str(out / "graph.json"), "--json").stdout)["mentions"] == in_graph
+    lines = [line.strip() for line in stats.stdout.splitlines()]
+    assert any(line.startswith(f"mentions in the graph  {in_graph:,}") for line in lines), stats.stdout
+    labels = lines.index(next(line for line in lines if line.startswith("entities by label")))
+    edges = lines.index(next(line for line in lines if line.startswith("edges by type")))
+    assert labels < edges
+    assert {line.split()[0] for line in lines[labels + 1:edges]} == {"Method", "Dataset", "Task", "Metric"}
+    assert "USES" in {line.split()[0] for line in lines[edges + 1:] if line}
+
+
+def test_stats_on_a_corpus_file_says_it_needs_a_built_graph(tmp_path):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"abstract": "We use BERT."}\n{"abstract": "We use GPT-2."}\n', encoding="utf-8")
+    done = kg("stats", str(corpus))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"error: {corpus}:2: not a kg graph")
+    assert "kg build INPUT -o OUTDIR" in done.stderr
+
+
+def test_export_without_an_output_path_writes_nothing(tmp_path):
+    out = tmp_path / "out"
+    assert kg("build", str(EXAMPLES / "000_934333737cce3ad2.txt"), "-o", str(out), "-q", "--no-html").returncode == 0
+    work = tmp_path / "work"
+    work.mkdir()
+    done = subprocess.run([sys.executable, "-m", "kg.cli", "export", str(out / "graph.json")], capture_output=True,
+                          text=True, timeout=600, cwd=work)
+    assert done.returncode != 0 and "--out" in done.stderr
+    assert list(work.iterdir()) == []

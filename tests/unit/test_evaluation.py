@@ -108,7 +108,7 @@ class _Pipe:
     def pipe(self, docs, batch_size=64):
         for doc in docs:
             spans = self.table.get(tuple(t.text for t in doc), [])
-            doc.ents = [Span(doc, s, e, label=l) for s, e, l in spans]
+            doc.ents = [Span(doc, s, e, label=label) for s, e, label in spans]
             yield doc
 
 

@@ -76,7 +76,7 @@ def test_large_language_models_in_every_spelling_are_one_node(example_graph):
 
 def test_every_paper_entity_edge_points_back_to_its_sentence(example_graph):
     G = example_graph.nx
-    for u, v, key, data in G.edges(keys=True, data=True):
+    for u, _v, key, data in G.edges(keys=True, data=True):
         if key == "RELATED_TO":
             continue
         if G.nodes[u]["label"] != "Paper":  # entity -> entity: evidence names its papers

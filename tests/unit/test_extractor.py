@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from kg.model import Paper
+import pytest
 
-from extractors import extract_mentions
+from extractors import extract_mentions, load_pipeline
+from kg.model import Paper
 
 
 def mentions(nlp, text: str):
@@ -69,7 +70,7 @@ def test_vague_descriptions_are_generic_but_names_that_start_alike_are_not():
 
 
 def test_the_generic_list_follows_the_in_domain_dev_split():
-    """Metrics and tasks the annotators mark are no generic words; broad fields are (docs/training.md)."""
+    """Metrics and tasks the annotators mark are no generic words; broad fields are (docs/experiments.md)."""
     from extractors.lexicon import is_generic
 
     assert not any(is_generic(p) for p in ("accuracy", "Accuracy", "classification", "sample complexity", "time complexity"))
@@ -138,3 +139,22 @@ def test_a_known_short_form_with_another_long_form_is_not_the_known_thing(nlp):
     # the gazetteer knows MAE as mean absolute error, a metric; this paper means something else
     found = spans(nlp, "This framework unifies masked autoencoding (MAE) and joint-embedding prediction.")
     assert ("MAE", "METRIC") not in found and ("masked autoencoding", "METRIC") not in found
+
+
+@pytest.mark.parametrize("statistical", [True, False], ids=["shipped", "rules-only"])
+def test_analyze_pipes_finds_every_requirement_met_in_the_shipped_order(statistical):
+    nlp = load_pipeline(statistical=statistical)
+    analysis = nlp.analyze_pipes()
+    assert analysis["problems"] == {name: [] for name in nlp.pipe_names}
+    assert set(analysis["summary"]["kg_mentions"]["requires"]) == {"doc.sents", "doc.spans"}
+    assert "doc.user_data" in analysis["summary"]["kg_roles"]["requires"]
+
+
+def test_analyze_pipes_reports_the_mention_chooser_before_its_candidates():
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("kg_mentions")
+    nlp.add_pipe("sentencizer")
+    nlp.add_pipe("kg_cues")
+    assert sorted(nlp.analyze_pipes()["problems"]["kg_mentions"]) == ["doc.sents", "doc.spans"]

@@ -93,7 +93,8 @@ def read_folder(files: dict[str, bytes]) -> tuple[list[Paper], CorpusStats, list
     with tempfile.TemporaryDirectory() as folder:
         for name, data in files.items():
             (Path(folder) / name).write_bytes(data)
-        stats, errors = CorpusStats(), []
+        stats = CorpusStats()
+        errors: list[BadRecord] = []
         papers = list(read_corpus([folder], stats=stats, on_error=errors.append))
     for err in errors:
         assert err.problem and "\n" not in str(err), err     # one line naming the file

@@ -141,7 +141,7 @@ def test_papers_that_share_only_words_are_labelled_with_the_words(tiny):
 
 def test_legend_lists_every_label_with_its_colour(tiny):
     meta = page_data(to_html(tiny))["meta"]
-    assert [(l["name"], l["color"], l["count"]) for l in meta["labels"]] == [
+    assert [(entry["name"], entry["color"], entry["count"]) for entry in meta["labels"]] == [
         ("Paper", LABEL_COLORS["Paper"], 2),
         ("Method", LABEL_COLORS["Method"], 1),
         ("Dataset", LABEL_COLORS["Dataset"], 1),

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from kg.graph import build_graph
-from kg.model import Mention, Paper, RelationMention, schema_relation
+from kg.model import Mention, Paper, RelationMention
+from kg.schema import schema_relation
 from kg.resolve import resolve, resolve_relations
 
 SENTENCE = "We evaluate FooNet for image classification on ImageNet in top-1 accuracy."

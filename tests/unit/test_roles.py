@@ -90,3 +90,25 @@ def test_relation_cut_offs_keep_only_labels_that_reach_the_precision():
     point = relation_operating_point(gold, scores, min_precision=0.7, min_kept=3)
     assert point["label_min_scores"] == {"USED-FOR": 0.7}  # 3 of 4 right down to 0.7; COMPARE never 70%
     assert point["kept"] == 4 and point["p"] == 0.75 and point["r"] == 0.75
+
+
+def test_finish_roles_refits_the_role_model_and_keeps_the_rest_of_kg_json(tmp_path):
+    """What `kg train roles` runs: on a copy of the shipped pipeline, with a few annotated abstracts."""
+    import shutil
+
+    from extractors.pipeline import read_settings, shipped_model_path
+    from extractors.train import ANNOTATIONS, finish_roles
+
+    model = tmp_path / "model"
+    shutil.copytree(shipped_model_path(), model)
+    lines = (ANNOTATIONS / "dev.jsonl").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "train.jsonl").write_text("\n".join(lines[:40]) + "\n", encoding="utf-8")
+    (tmp_path / "dev.jsonl").write_text("\n".join(lines[40:80]) + "\n", encoding="utf-8")
+    before = read_settings(model)
+    roles = finish_roles(model, [tmp_path / "train.jsonl"], [tmp_path / "dev.jsonl"], min_precision=0.8)
+    after = read_settings(model)
+    assert after["relations"] == before["relations"] and after["roles"] == "roles.json"
+    assert after["roles_dev"] == roles and roles["min_precision"] == 0.8 and roles["examples"] > 0
+    assert "output" not in roles
+    assert json.loads((model / "roles.json").read_text(encoding="utf-8")) != json.loads(
+        (shipped_model_path() / "roles.json").read_text(encoding="utf-8"))
