@@ -187,6 +187,51 @@ def stats_cli(
         console.print(f"[bold]{label}[/]: " + "; ".join(f"{escape(name)} ({s})" for name, s in rows), highlight=False)
 
 
+@app.command("results")
+def results_cli(
+    graph: Annotated[Path, typer.Argument(help="A graph.json written by kg build.")],
+    dataset: Annotated[Optional[str], typer.Option("--dataset", help="Only results on this data set (name or alias).")] = None,
+    metric: Annotated[Optional[str], typer.Option("--metric", help="Only results measured by this metric (name or alias).")] = None,
+    task: Annotated[Optional[str], typer.Option("--task", help="Only results on this task.")] = None,
+    kind: Annotated[str, typer.Option("--kind", help="score (comparable across papers), improvement, reduction, speedup, or all.")] = "score",
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Rows to print (0: all).")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines, one result each.")] = False,
+) -> None:
+    """A leaderboard from the results papers state: ranked by value, with paper, method and the sentence."""
+    from .graph import KnowledgeGraph
+    from .model import RESULT_KINDS
+    from .results import display_value, leaderboard
+
+    if kind != "all" and kind not in RESULT_KINDS:
+        raise KgError(f"--kind {kind!r} is not one of {', '.join(RESULT_KINDS)}, all")
+    g = KnowledgeGraph.load(graph)
+    rows = leaderboard(g.nx, dataset=dataset, metric=metric, task=task, kind=None if kind == "all" else kind)
+    shown = rows[:limit] if limit > 0 else rows
+    if as_json:
+        for row in shown:
+            typer.echo(json.dumps(row.to_dict(), ensure_ascii=False))
+        return
+    if not rows:
+        total = g.stats().get("results", 0)
+        err_console.print(f"no {'' if kind == 'all' else kind + ' '}results match (the graph has {total:,} results in all)",
+                          highlight=False)
+        return
+    title = " ".join(part for part in ("results", f"on {dataset}" if dataset else "", f"by {metric}" if metric else "",
+                                       f"for {task}" if task else "") if part)
+    table = Table(title=f"{title} ({len(rows):,}, best first)", show_lines=False)
+    for column in ("#", "value", "metric", "dataset", "method", "paper", "evidence"):
+        table.add_column(column, overflow="fold")
+    for i, row in enumerate(shown, start=1):
+        value = display_value(row.value, row.unit)
+        if row.kind != "score":
+            value = f"{row.kind} {value}" + (f" over {row.baseline}" if row.baseline else "")
+        if row.qualifier:
+            value = f"{row.qualifier} {value}"
+        table.add_row(str(i), escape(value), escape(row.metric), escape(row.dataset or "-"), escape(row.method or "-"),
+                      escape(row.paper_name[:60]), escape(row.sentence))
+    console.print(table)
+
+
 @app.command("explain")
 def explain_cli(
     name: Annotated[str, typer.Argument(help="An entity name, alias or node id, e.g. LLMs.")],

@@ -22,6 +22,10 @@ __all__ = [
     "Relation",
     "schema_relation",
     "GRAPH_RELATION_LABELS",
+    "RESULT_LABEL",
+    "RESULT_RELATION_TYPES",
+    "RESULT_KINDS",
+    "ResultMention",
 ]
 
 #: Product labels a mention can carry (the extractor vocabulary).
@@ -58,7 +62,18 @@ RELATION_TYPES: tuple[str, ...] = (
     "IS_A",
     "COMPARED_WITH",
     "RELATED_TO",
+    "REPORTS_RESULT",
+    "ON",
+    "MEASURED_BY",
+    "OF",
 )
+
+#: Node label of a numeric result a paper reports (issue 15's kg/schema.py is their future home).
+RESULT_LABEL = "Result"
+#: Paper -> Result, and Result -> the Dataset it was measured on, the Metric, the Method it is of.
+RESULT_RELATION_TYPES: tuple[str, ...] = ("REPORTS_RESULT", "ON", "MEASURED_BY", "OF")
+#: What a result's value says: a score, an improvement over something, a reduction, a speed-up.
+RESULT_KINDS: tuple[str, ...] = ("score", "improvement", "reduction", "speedup")
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,3 +212,45 @@ class Relation:
     sentence: str
     extractor: str
     score: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class ResultMention:
+    """A numeric result read from one sentence: ``value`` in ``unit`` ("%", "x", "points" or "")
+    of ``metric``, on ``dataset``, of ``method``, with the sentence as evidence.
+
+    ``kind`` is one of :data:`RESULT_KINDS`; ``baseline`` names what an improvement, reduction or
+    speed-up is over when the sentence says. ``method`` is None with ``own`` True for the paper's
+    own unnamed method. ``*_span`` fields are ``(start, end)`` character offsets into the abstract
+    of the mention behind the field (None when the field came from elsewhere), so the graph can link
+    the result to the entities resolution made of those mentions.
+    """
+
+    paper_id: str
+    value: float
+    unit: str
+    kind: str
+    metric: str
+    text: str
+    start: int
+    end: int
+    sentence: str
+    sent_start: int
+    dataset: str | None = None
+    method: str | None = None
+    own: bool = True
+    task: str | None = None
+    baseline: str | None = None
+    qualifier: str | None = None
+    metric_span: tuple[int, int] | None = None
+    dataset_span: tuple[int, int] | None = None
+    method_span: tuple[int, int] | None = None
+    task_span: tuple[int, int] | None = None
+    extractor: str = "results"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        for name in ("metric_span", "dataset_span", "method_span", "task_span"):
+            if d[name] is not None:
+                d[name] = list(d[name])
+        return d
