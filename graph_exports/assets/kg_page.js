@@ -65,7 +65,7 @@
       Object.assign(n, {
         paperTitle: p[1] === 1 ? n.name : p[1], titleDerived: Boolean(p[2]), year: p[3],
         venue: p[4] >= 0 ? st.strings[p[4]] : null, authors: p[5], keywords: p[6], abstract: p[7],
-        mentions: mentions, source: p[9],
+        mentions: mentions, source: p[9], results: p[10] || [],
       });
     }
     marks.papers = performance.now();
@@ -149,13 +149,13 @@
     function mergeDetails(d) {
       st.papers.forEach((p, k) => {
         const n = nodes[p[0]];
-        const [authors, keywords, abstract, flat, source] = d.papers[k];
+        const [authors, keywords, abstract, flat, source, results] = d.papers[k];
         const mentions = [];
         for (let j = 0; j < flat.length; j += 4) {
           const eid = entityId(flat[j + 3]);
           mentions.push(eid ? [flat[j], flat[j + 1], st.strings[flat[j + 2]], eid] : [flat[j], flat[j + 1], st.strings[flat[j + 2]]]);
         }
-        Object.assign(n, { authors: authors, keywords: keywords, abstract: abstract, mentions: mentions, source: source });
+        Object.assign(n, { authors: authors, keywords: keywords, abstract: abstract, mentions: mentions, source: source, results: results || [] });
       });
       st.entities.forEach((e, k) => {
         const n = nodes[e[0]];
@@ -780,6 +780,24 @@
     return out;
   }
 
+  /* The numeric results the paper states (kg results): what, whose, over what, and the sentence
+     with the value marked. Rows: [value s, value e, sentence s, sentence e, name, method, baseline]. */
+  function resultsSection(n) {
+    const cps = Array.from(String(n.abstract || ""));
+    const cut = (a, b) => cps.slice(a, b).join("");
+    const items = n.results.map((r) => {
+      const [vs, ve, ss, se, name, method, baseline] = r;
+      const head = [el("b", { text: name })];
+      if (method) head.push(el("span", { text: " · " + method }));
+      if (baseline) head.push(el("span", { class: "kg-muted", text: " · over " + baseline }));
+      const sentence = el("div", { class: "kg-result-evidence kg-muted" }, [
+        cut(ss, vs), el("mark", { text: cut(vs, ve) }), cut(ve, se),
+      ]);
+      return el("li", { class: "kg-result" }, [el("div", {}, head), sentence]);
+    });
+    return [el("h4", { text: "Results (" + fmt(n.results.length) + ")" }), el("ul", { class: "kg-results" }, items)];
+  }
+
   function paperPanel(n) {
     const parts = [kindChip("Paper"), el("h3", { text: n.paperTitle || n.name })];
     if (n.titleDerived || !n.paperTitle) parts.push(el("div", { class: "kg-meta kg-muted", text: "title derived from the abstract" }));
@@ -794,6 +812,7 @@
         el("button", { type: "button", id: "kg-map-open", onclick: () => openMap(n.id) }, ["Map around this paper (" + fmt(related(n.id).size) + " related)"]),
       ]));
     }
+    if (kg.detailsReady && n.results && n.results.length) parts.push(...resultsSection(n));
     parts.push(...linksSection(n.id));
     parts.push(el("div", { class: "kg-meta kg-muted", text: n.id + (n.source ? " · " + n.source : "") }));
     return parts;
