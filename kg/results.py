@@ -99,12 +99,16 @@ def add_result_nodes(G: nx.MultiDiGraph, results: Iterable[ResultMention], resol
             rid = result_node_id(paper_id, index)
             attrs = {k: v for k, v in r.to_dict().items() if v is not None and not k.endswith("_span")}
             G.add_node(rid, label=RESULT_LABEL, name=_name(r), **attrs)
-            G.add_edge(pid, rid, key="REPORTS_RESULT", type="REPORTS_RESULT")
+            # the same evidence record as a paper -> entity edge: the value's span and its sentence
+            evidence = {"sentence": r.sentence, "start": r.start, "end": r.end, "text": r.text,
+                        "extractor": r.extractor, "score": 1.0, "paper_id": paper_id}
+            G.add_edge(pid, rid, key="REPORTS_RESULT", type="REPORTS_RESULT", count=1, weight=1.0,
+                       evidence=[evidence])
             for fieldname, (rel, label) in RESULT_LINKS.items():
                 span = getattr(r, f"{fieldname}_span")
                 eid = _entity_for(label, getattr(r, fieldname), span, paper_id, by_span, resolution, aliases)
                 if eid is not None and eid in G:
-                    G.add_edge(rid, eid, key=rel, type=rel)
+                    G.add_edge(rid, eid, key=rel, type=rel, papers=[paper_id], evidence=[evidence])
             added += 1
     return added
 
