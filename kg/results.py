@@ -160,7 +160,8 @@ def _row(G: nx.MultiDiGraph, rid: str) -> ResultRow:
     paper = next((u for u, _, k in G.in_edges(rid, keys=True) if k == "REPORTS_RESULT"), f"paper:{d.get('paper_id')}")
     pdata = G.nodes[paper] if paper in G else {}
     method = d.get("method")
-    return ResultRow(result=rid, paper=paper, paper_name=str(pdata.get("name", paper)), value=float(d["value"]),
+    paper_name = str(pdata.get("name") or pdata.get("title") or paper)
+    return ResultRow(result=rid, paper=paper, paper_name=paper_name, value=float(d["value"]),
                      unit=str(d.get("unit", "")), kind=str(d.get("kind", "score")), metric=str(d.get("metric", "")),
                      dataset=d.get("dataset"), method=method if method else ("(this paper)" if d.get("own") else None),
                      task=d.get("task"), baseline=d.get("baseline"), qualifier=d.get("qualifier"),
