@@ -133,17 +133,21 @@ class ResultReader(Stateless):
                                    [num, {"LOWER": "percentage"}, {"LOWER": {"IN": ["points", "point"]}}],
                                    [num, {"ORTH": "%"}, {"LOWER": {"IN": ["points", "point"]}}]])
         self.values.add("NUMBER", [[{"TEXT": {"REGEX": _DECIMAL}}]])
-        self.metrics = PhraseMatcher(nlp.vocab, attr="LOWER")
         names = {alias for label, _, aliases in load_gazetteer() if label == "METRIC" for alias in aliases}
         names |= EXTRA_METRICS
-        self.metrics.add("METRIC", [nlp.make_doc(n) for n in sorted(names)])
+        # short capitalised names ("IS", "AP", "EM") only as written: "is" and "ap" are words
+        exact = sorted(n for n in names if len(n) <= 5 and any(c.isupper() for c in n))
+        self.metrics = PhraseMatcher(nlp.vocab, attr="LOWER")
+        self.metrics.add("METRIC", [nlp.make_doc(n) for n in sorted(set(names) - set(exact))])
+        self.exact_metrics = PhraseMatcher(nlp.vocab, attr="ORTH")
+        self.exact_metrics.add("METRIC", [nlp.make_doc(n) for n in exact])
 
     def __call__(self, doc: Doc) -> Doc:
         records = doc.user_data.get(MENTIONS_KEY, [])
         mentions = _token_mentions(doc, records)
         own = paper_method(records)
         found: list[dict[str, Any]] = []
-        lexicon = [doc[s:e] for _, s, e in self.metrics(doc)]
+        lexicon = [doc[s:e] for _, s, e in [*self.metrics(doc), *self.exact_metrics(doc)]]
         for sent in doc.sents:
             if "respectively" in sent.text.lower():
                 continue  # values and names in two parallel lists: which goes with which is not sure
@@ -151,12 +155,28 @@ class ResultReader(Stateless):
             metric_spans = _metric_spans(in_sent, [s for s in lexicon if s.start >= sent.start and s.end <= sent.end]
                                          + _article_metrics(sent))
             values = filter_spans([v for v in self.values(sent, as_spans=True)])
+            previous: tuple[Span, dict[str, Any]] | None = None
             for value in values:
                 record = _read_value(doc, sent, value, values, in_sent, metric_spans, own)
-                if record is not None:
-                    found.append(record)
+                if record is None:
+                    continue
+                if previous is not None and _conjoined(doc, previous[0], value):
+                    # "by 24.9% in MAE and 33.2% in RMSE": the second shares the first's comparison
+                    if record["kind"] == "score" and previous[1]["kind"] != "score":
+                        record["kind"] = previous[1]["kind"]
+                        record["baseline"] = record["baseline"] or previous[1]["baseline"]
+                found.append(record)
+                previous = (value, record)
         doc.user_data[RESULTS_KEY] = found
         return doc
+
+
+def _conjoined(doc: Doc, first: Span, second: Span) -> bool:
+    """True when ``second`` follows ``first`` through "and" or a comma within six tokens, with
+    no verb-like word between ("by 4% in MAE and 3% in RMSE")."""
+    gap = _words(doc[first.end:second.start])
+    return 0 < len(gap) <= 6 and ("and" in gap or "," in gap) and not any(
+        w in _SUBJECT_VERBS or w in _IMPROVE or w in _REDUCE for w in gap)
 
 
 def paper_method(records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
@@ -320,11 +340,11 @@ def _cost_phrase(doc: Doc, start: int, sent: Span) -> str | None:
 def _kind(doc: Doc, value: Span, sent: Span, metric: _Mention) -> str:
     if value[0].text.startswith("+"):
         return "improvement"
-    lo = max(sent.start, min(value.start, metric.start) - 6)
-    hi = min(sent.end, max(value.end, metric.end) + 2)
-    words = _words(doc[lo:hi])
+    if metric.text.lower().split()[-1] in _REDUCE:
+        return "reduction"  # "72.6% energy reduction"
+    lo = max(_clause_start(doc, sent, value), min(value.start, metric.start) - 12)
     left = _words(doc[lo:value.start])
-    by = bool(left) and left[-1] == "by" or left[-3:-1] == ["by", "up"] or left[-2:-1] == ["by"]
+    by = "by" in left[-4:]
     for i in range(len(left) - 1, -1, -1):
         w = left[i]
         if w in {",", ";", "achieves", "achieving", "achieve", "attains", "reaching", "reaches", "obtains"} or (
@@ -359,14 +379,20 @@ def _dataset(doc: Doc, sent: Span, value: Span, anchor_end: int, values: list[Sp
         if any(v.start >= anchor_end and v.end <= m.start for v in values):
             return None
         words = _words(gap)
-        if any(w in {"on", "in", "across", "for", "over"} for w in words) and not any(w in {";"} for w in words):
+        if any(w in {"on", "in", "across", "for", "over"} for w in words) and not any(
+                w in {";", ",", "(", ")", ":"} for w in words):
             return m
         return None
-    opening = _words(sent[:4])
-    if any(w in {"on", "in", "for", "across"} for w in opening):
-        for m in datasets:
-            if m.start <= sent.start + 6 and m.end < value.start and any(t.text == "," for t in doc[m.end:m.end + 2]):
-                return m
+    for m in datasets:  # "On GOT-10k, ...", "Empirically, on the LRA benchmark, ..."
+        if m.start > sent.start + 6 or m.end + 1 >= value.start:
+            continue
+        comma = doc[m.end].text == "," or (doc[m.end].lower_ in {"dataset", "benchmark", "benchmarks"}
+                                           and doc[m.end + 1].text == ",")
+        if not comma:
+            continue
+        before = _words(doc[max(sent.start, m.start - 2):m.start])
+        if before[-1:] in (["on"], ["in"]) or before == ["on", "the"] or before == ["in", "the"]:
+            return m
     return None
 
 
@@ -387,41 +413,74 @@ def _baseline(doc: Doc, sent: Span, value: Span, mentions: list[_Mention]) -> tu
     for tok in doc[lo:hi]:
         if tok.lower_ not in _BASELINE_CUES:
             continue
+        stop = next((t.i for t in doc[tok.i + 1:min(tok.i + 8, sent.end)] if t.text in _STOP_BASELINE), tok.i + 8)
         for m in mentions:
-            if m.label == "METHOD" and 0 <= m.start - tok.i - 1 <= 2:
+            if m.label == "METHOD" and 0 <= m.start - tok.i - 1 <= 6 and m.end <= stop:
                 return m.text, (m.start_char, m.end_char)
         words = []
         for nxt in doc[tok.i + 1:min(tok.i + 6, sent.end)]:
             if nxt.text in _STOP_BASELINE or nxt.like_num:
                 break
-            words.append(nxt.text)
+            words.append(nxt)
+        if words:
+            text = "".join(t.text_with_ws for t in words).strip()
+            words = text.split()
         if words and words[0].lower() in {"the", "prior", "previous", "existing", "strong", "state-of-the-art",
                                           "baseline", "baselines", "standard", "vanilla", "current", "all"}:
             return " ".join(words), None
     return None
 
 
+_CLAUSE_BREAKS = frozenset(": ; — – however whereas while but".split())
+_SUBJECT_VERBS = frozenset("achieves achieved achieve attains attained reaches reached obtains obtained yields "
+                           "yielded scores scored improves improved outperforms outperformed surpasses surpassed "
+                           "reduces reduced delivers delivered sets gets runs records hits exceeds exceeded "
+                           "boosts boosted lowers cuts gains is was has".split())
+_OUR_HEADS = frozenset("method model approach framework system algorithm technique agent pipeline architecture "
+                       "design solution variant models methods".split())
+
+
+def _clause_start(doc: Doc, sent: Span, value: Span) -> int:
+    """Where the value's clause begins: after the last ":", ";", dash or "however/while/but"."""
+    for i in range(value.start - 1, sent.start - 1, -1):
+        if doc[i].lower_ in _CLAUSE_BREAKS:
+            return i + 1
+    return sent.start
+
+
 def _method(doc: Doc, sent: Span, value: Span, mentions: list[_Mention], own: dict[str, Any] | None,
             ) -> tuple[str | None, tuple[int, int] | None, bool] | None:
     """(name, span, own) of the method a value is of; None when the sentence does not say surely.
 
-    The paper's own method when the words before the value say "we/our/proposed/it/this" or name
-    it; another named METHOD when the sentence opens with it (a benchmark paper's "GPT-4o achieves
-    only 45%"); the paper's own when the sentence reports experiments and names no other method
-    before the value and no one else's result ("existing", "baselines", "humans").
+    Read in the value's clause: a named METHOD that is the clause's subject ("GPT-4o achieves only
+    45%": a benchmark paper's results are other methods'); the paper's own method when the clause
+    says "we", "our method/model/...", "proposed", or names a method the paper proposes; nobody's
+    when it speaks of others ("existing", "baselines", "even the best", "only"); the paper's own
+    when it reports experiments ("experiments show ...") and names no other method first.
     """
-    before = doc[sent.start:value.start]
-    words = set(_words(before))
+    lo = _clause_start(doc, sent, value)
+    clause = doc[lo:value.start]
+    words = set(_words(clause))
     own_name = own["text"] if own else None
     own_span = (own["start"], own["end"]) if own else None
-    methods_before = [m for m in mentions if m.label == "METHOD" and m.end <= value.start]
-    names_own = own_name is not None and any(m.text == own_name or m.role == "proposed" for m in methods_before)
-    opener = methods_before[0] if methods_before and methods_before[0].start <= sent.start + 1 else None
-    if opener is not None and (own_name is None or opener.text != own_name):
-        return opener.text, (opener.start_char, opener.end_char), opener.role == "proposed"
-    if words & _OWN or names_own:
+    methods_before = [m for m in mentions if m.label == "METHOD" and m.start >= lo and m.end <= value.start]
+    first = methods_before[0] if methods_before else None
+    if first is not None and first.start <= lo + 2:
+        follows = _words(doc[first.end:min(first.end + 3, value.start)])
+        if any(w in _SUBJECT_VERBS for w in follows):
+            if own_name is not None and first.text == own_name:
+                return own_name, own_span, True
+            return first.text, (first.start_char, first.end_char), first.role == "proposed"
+    proposed = [m for m in methods_before if m.role == "proposed" or m.text == own_name]
+    if proposed:
+        m = proposed[0]
+        return m.text, (m.start_char, m.end_char), True
+    our_method = any(t.lower_ == "our" and t.i + 1 < value.start and doc[t.i + 1].lower_ in _OUR_HEADS for t in clause)
+    if words & _OTHERS:
+        return None
+    if our_method or words & {"we", "ours", "proposed", "it"}:
         return own_name, own_span, True
-    if words & _OTHERS or methods_before:
+    if methods_before:
         return None
     if words & _EVIDENCE:
         return own_name, own_span, True
