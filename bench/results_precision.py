@@ -68,6 +68,21 @@ def recall(gold: list[dict[str, Any]], predicted: list[dict[str, Any]]) -> dict[
             "records_written": predicted_in_gold, "misses": misses}
 
 
+def extract_predictions(corpus: Path, gold_path: Path, out: Path) -> None:
+    """kg's result records on the abstracts of the recall file, read from ``corpus``."""
+    from extractors import extract, load_pipeline
+    from kg.model import Paper
+
+    wanted = {row["id"] for row in read_jsonl(gold_path)}
+    papers = [Paper(id=r["id"], abstract=r["abstract"], title=r.get("title"))
+              for r in read_jsonl(corpus) if r.get("id") in wanted]
+    nlp = load_pipeline()
+    with out.open("w", encoding="utf-8") as handle:
+        for item in extract(nlp, papers):
+            for r in item.results:
+                handle.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", type=Path, default=CHECKS / "iclr2026_submissions_score150.jsonl")
@@ -75,7 +90,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--predicted", type=Path, default=CHECKS / "iclr2026_submissions_recall50_predicted.jsonl",
                         help="kg's records on the recall abstracts (scripts/results_sample.py + extraction)")
     parser.add_argument("--misses", action="store_true", help="List the statements kg did not write.")
+    parser.add_argument("--corpus", type=Path, help="Re-extract the recall abstracts from this corpus (the ICLR 2026 "
+                                                    "submissions JSON lines) with the current pipeline and write "
+                                                    "--predicted first.")
     args = parser.parse_args(argv)
+    if args.corpus is not None:
+        extract_predictions(args.corpus, args.recall, args.predicted)
     p = precision(read_jsonl(args.check))
     print(f"precision: {p['records']} records hand-checked ({args.check.name})")
     print(f"  fully right (no field wrong): {p['fully_right']} ({100 * p['fully_right_share']:.1f}%); "
