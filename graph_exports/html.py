@@ -223,6 +223,7 @@ def page_nodes(
             "cc": cc,
         }
         if paper:
+            rec["yr"] = data["year"] if isinstance(data.get("year"), int) else None
             rec.update(
                 paperTitle=_plain(data.get("title")),
                 titleDerived=bool(data.get("title_derived", False)),
@@ -240,6 +241,8 @@ def page_nodes(
                 {m for m in nx.all_neighbors(g, n) if _label(g.nodes[m]) == "Paper"},
                 key=lambda m: (m not in shown, m),
             )
+            dated = [g.nodes[m]["year"] for m in papers if isinstance(g.nodes[m].get("year"), int)]
+            rec["yr"] = round(sum(dated) / len(dated), 1) if dated else None
             rec.update(
                 aliases=_plain(sorted(set(data.get("aliases") or ()))),
                 support=_support(data),

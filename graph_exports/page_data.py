@@ -19,6 +19,7 @@ Store layout (``v`` 1)::
 
     kinds, types, strings          tables (node labels, edge types, other repeated strings)
     kind[i], name[i], deg[i], sup[i], comm[i]       per node (name null when it equals label)
+    yr[i]                          per node: a paper's year, an entity's mean year of its papers, or null
     papers: [[i, title, derived, year, venue, authors, keywords, abstract, mentions, source, results]]
         (title 1: the same as the name; null: none given)
         results: [[value start, value end, sentence start, sentence end, name, method, baseline]]
@@ -97,7 +98,7 @@ def pack(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[list
             ext_names[ext[eid]] = name
         return -1 - ext[eid]
 
-    vis_nodes, kind, name, deg, sup, comm = [], [], [], [], [], []
+    vis_nodes, kind, name, deg, sup, comm, yr = [], [], [], [], [], [], []
     papers, entities = [], []
     abstracts: dict[str, str] = {}
     for i, n in enumerate(nodes):
@@ -108,6 +109,7 @@ def pack(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[list
         deg.append(n["deg"])
         sup.append(n["sup"])
         comm.append(n["comm"])
+        yr.append(n.get("yr"))
         if n["kind"] == "Paper":
             abstract = n.get("abstract") or ""
             abstracts[n["id"]] = abstract
@@ -173,7 +175,7 @@ def pack(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[list
         "kinds": kinds.items,
         "types": types.items,
         "strings": strings.items,
-        "kind": kind, "name": name, "deg": deg, "sup": sup, "comm": comm,
+        "kind": kind, "name": name, "deg": deg, "sup": sup, "comm": comm, "yr": yr,
         "papers": papers,
         "entities": entities,
         "ext": [[eid, ext_names[k]] for eid, k in ext.items()],
@@ -201,6 +203,7 @@ def unpack(vis_nodes: list[dict[str, Any]], store: dict[str, Any]) -> tuple[list
             "y": v["y"], "lc": v["color"], "kind": kinds[store["kind"][i]],
             "name": store["name"][i] if store["name"][i] is not None else v["label"],
             "deg": store["deg"][i], "sup": store["sup"][i], "comm": store["comm"][i],
+            "yr": (store.get("yr") or [None] * len(vis_nodes))[i],
         })
 
     def entity_id(r: int) -> str:

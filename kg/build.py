@@ -22,6 +22,7 @@ from .model import Mention, Paper, RelationMention, ResultMention
 from .records import LIMITS, Limits
 from .resolve import resolve, resolve_relations
 from .results import add_result_nodes
+from .trends import annotate_years
 
 __all__ = ["BuildSummary", "BuildResult", "build", "build_from_papers"]
 
@@ -109,6 +110,7 @@ def build_from_papers(papers: Iterable[Paper], nlp: Language, *, batch_size: int
     relations = resolve_relations(relation_mentions, resolution)
     graph = KnowledgeGraph(build_graph(kept, resolution, relations, related_k=related_k))
     results = add_result_nodes(graph.nx, result_mentions, resolution)
+    annotate_years(graph.nx)  # first_year, papers_by_year, mean_year on entities of dated papers
     seconds = time.perf_counter() - start
     stats = graph.stats()
     summary = BuildSummary(

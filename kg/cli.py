@@ -232,6 +232,52 @@ def results_cli(
     console.print(table)
 
 
+@app.command("trends")
+def trends_cli(
+    graph: Annotated[Path, typer.Argument(help="A graph.json written by kg build from a corpus with years.")],
+    label: Annotated[Optional[str], typer.Option("--label", "-l", help="Only this label: Method, Dataset, Task or Metric.")] = None,
+    since: Annotated[Optional[int], typer.Option("--since", help="First year of the window.")] = None,
+    until: Annotated[Optional[int], typer.Option("--until", help="Last year of the window.")] = None,
+    top: Annotated[int, typer.Option("--top", "-n", help="Rising and fading entities listed per label.")] = 10,
+    min_papers: Annotated[int, typer.Option("--min-papers", help="Leave out entities in fewer papers of the window.")] = 5,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object: every entity's course and the year totals.")] = False,
+) -> None:
+    """Which entities rise and fade: papers per year normalised by the year's paper count, first year, rise."""
+    from .graph import KnowledgeGraph
+    from .trends import ENTITY_KINDS, trends, year_totals
+
+    if label is not None:
+        matches = [k for k in ENTITY_KINDS if k.lower() == label.lower()]
+        if not matches:
+            raise KgError(f"--label {label!r} is not one of {', '.join(ENTITY_KINDS)}")
+        label = matches[0]
+    g = KnowledgeGraph.load(graph)
+    try:
+        found = trends(g.nx, label=label, since=since, until=until, min_papers=min_papers)
+    except ValueError as exc:
+        raise KgError(f"{graph}: {exc}") from None
+    totals = {y: c for y, c in year_totals(g.nx).items() if (since is None or y >= since) and (until is None or y <= until)}
+    if as_json:
+        typer.echo(json.dumps({"papers_by_year": {str(y): c for y, c in totals.items()},
+                               "entities": [t.to_dict() for t in found]}, ensure_ascii=False))
+        return
+    console.print(f"papers per year: " + ", ".join(f"{y} {c:,}" for y, c in totals.items()), highlight=False)
+    for kind in ([label] if label else ENTITY_KINDS):
+        rows = [t for t in found if t.label == kind]
+        if not rows:
+            continue
+        for title, chosen in (("rising", rows[:top]), ("fading", [t for t in reversed(rows) if t.rise < 0][:top])):
+            if not chosen:
+                continue
+            table = Table(title=f"{kind}: {title} (share of the year's papers, %)", box=None)
+            for column in ("name", "first", "papers", "rise/yr", "share by year"):
+                table.add_column(column)
+            for t in chosen:
+                shares = " ".join(f"{str(y)[-2:]}:{s:.1f}" for y, s in t.shares.items())
+                table.add_row(escape(t.name), str(t.first_year), str(t.papers), f"{t.rise:+.2f}", shares)
+            console.print(table)
+
+
 @app.command("explain")
 def explain_cli(
     name: Annotated[str, typer.Argument(help="An entity name, alias or node id, e.g. LLMs.")],

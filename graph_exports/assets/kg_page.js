@@ -44,10 +44,11 @@
     const nodes = raw.nodes.map((v, i) => {
       const comm = st.comm[i];
       const cc = comm >= 0 && comm < palette.length ? palette[comm] : "#b8b8b8";
+      const yr = st.yr ? st.yr[i] : null;
       return {
         id: v.id, label: v.label, shape: v.shape, size: v.size, x: v.x, y: v.y, lc: v.color, cc: cc,
         kind: st.kinds[st.kind[i]], name: st.name[i] !== null ? st.name[i] : v.label,
-        deg: st.deg[i], sup: st.sup[i], comm: comm,
+        deg: st.deg[i], sup: st.sup[i], comm: comm, yr: yr,
         color: { background: meta.colourBy === "community" ? cc : v.color, border: v.color },
       };
     });
@@ -172,6 +173,11 @@
   const DATA = unpackData(window.KG_DATA);
   const unpackMs = performance.now() - unpackStart;
   const META = DATA.meta;
+  /* [first, last] (mean) year of the nodes, for colouring by year; null when nothing is dated. */
+  const YEARS = (() => {
+    const ys = DATA.nodes.map((n) => n.yr).filter((y) => y !== null && y !== undefined);
+    return ys.length ? [Math.min(...ys), Math.max(...ys)] : null;
+  })();
   const LABEL_COLORS = META.labelColors || {};
   const LABEL_SHAPES = META.labelShapes || {};
 
@@ -384,7 +390,7 @@
     for (const n of DATA.nodes) {
       if (!present.has(n.id)) continue;
       const hidden = state.hiddenLabels.has(n.kind);
-      const fill = state.colourBy === "community" ? n.cc : n.lc;
+      const fill = fillOf(n);
       const size = sizeOf(n);
       const key = fill + "|" + hidden + "|" + size;
       if (painted.get(n.id) === key) continue;
@@ -1012,9 +1018,9 @@
       const add = shownMembers(i).concat(must ? [must] : []).filter((n, k, list) => !present.has(n.id) && list.findIndex((m) => m.id === n.id) === k);
       for (const n of add) {
         present.add(n.id);
-        painted.set(n.id, (state.colourBy === "community" ? n.cc : n.lc) + "|false|" + sizeOf(n));
+        painted.set(n.id, fillOf(n) + "|false|" + sizeOf(n));
       }
-      nodes.add(add.map((n) => Object.assign(visNode(n), { size: sizeOf(n), hidden: state.hiddenLabels.has(n.kind), color: { background: state.colourBy === "community" ? n.cc : n.lc, border: n.lc } })));
+      nodes.add(add.map((n) => Object.assign(visNode(n), { size: sizeOf(n), hidden: state.hiddenLabels.has(n.kind), color: { background: fillOf(n), border: n.lc } })));
       addEdgesOf(add.map((n) => n.id));
     }
     if (show) {
@@ -1170,6 +1176,23 @@
     updateCommunityNote();
   }
 
+  /* Fill colour of a node: its label, its community, or its (mean) year on a purple-to-yellow ramp
+     (grey when undated). */
+  function fillOf(n) {
+    if (state.colourBy === "community") return n.cc;
+    if (state.colourBy !== "year") return n.lc;
+    if (n.yr === null || n.yr === undefined || !YEARS) return "#d0d0d0";
+    const t = YEARS[1] > YEARS[0] ? (n.yr - YEARS[0]) / (YEARS[1] - YEARS[0]) : 1;
+    return yearColour(t);
+  }
+
+  function yearColour(t) {
+    const stops = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];  // viridis
+    const x = Math.max(0, Math.min(1, t)) * (stops.length - 1), k = Math.min(Math.floor(x), stops.length - 2), f = x - k;
+    const c = stops[k].map((a, j) => Math.round(a + f * (stops[k + 1][j] - a)));
+    return "rgb(" + c.join(",") + ")";
+  }
+
   function updateCommunityNote() {
     const note = document.getElementById("kg-community-note");
     if (state.colourBy === "community") {
@@ -1182,6 +1205,11 @@
         }
       }
       note.textContent = text;
+      note.hidden = false;
+    } else if (state.colourBy === "year") {
+      note.textContent = YEARS ? "Fill colour: a paper's year, an entity's mean year of its papers, from " +
+        YEARS[0].toFixed(0) + " (purple) to " + YEARS[1].toFixed(0) + " (yellow); grey: no year. Shape and border: label."
+        : "No paper on the page has a year: every node is grey.";
       note.hidden = false;
     } else {
       note.hidden = true;
@@ -1633,7 +1661,7 @@
   // start
 
   // what vis-network was given, so the first repaint sends nothing
-  for (const n of DATA.nodes) painted.set(n.id, (META.colourBy === "community" ? n.cc : n.lc) + "|false|" + sizeOf(n));
+  for (const n of DATA.nodes) painted.set(n.id, fillOf(n) + "|false|" + sizeOf(n));
   buildLegend();
   buildSummary();
   updateOverviewNote();
