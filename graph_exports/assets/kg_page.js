@@ -1176,21 +1176,13 @@
     updateCommunityNote();
   }
 
-  /* Fill colour of a node: its label, its community, or its (mean) year on a purple-to-yellow ramp
-     (grey when undated). */
+  /* Fill colour of a node: its label, its community, or its (mean) year on the ramp the overview
+     uses (light: early, dark: late; grey when undated). */
   function fillOf(n) {
     if (state.colourBy === "community") return n.cc;
     if (state.colourBy !== "year") return n.lc;
     if (n.yr === null || n.yr === undefined || !YEARS) return "#d0d0d0";
-    const t = YEARS[1] > YEARS[0] ? (n.yr - YEARS[0]) / (YEARS[1] - YEARS[0]) : 1;
-    return yearColour(t);
-  }
-
-  function yearColour(t) {
-    const stops = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];  // viridis
-    const x = Math.max(0, Math.min(1, t)) * (stops.length - 1), k = Math.min(Math.floor(x), stops.length - 2), f = x - k;
-    const c = stops[k].map((a, j) => Math.round(a + f * (stops[k + 1][j] - a)));
-    return "rgb(" + c.join(",") + ")";
+    return yearColour(n.yr, YEARS[0], YEARS[1]);
   }
 
   function updateCommunityNote() {
@@ -1208,7 +1200,7 @@
       note.hidden = false;
     } else if (state.colourBy === "year") {
       note.textContent = YEARS ? "Fill colour: a paper's year, an entity's mean year of its papers, from " +
-        YEARS[0].toFixed(0) + " (purple) to " + YEARS[1].toFixed(0) + " (yellow); grey: no year. Shape and border: label."
+        YEARS[0].toFixed(0) + " (light) to " + YEARS[1].toFixed(0) + " (dark); grey: no year. Shape and border: label."
         : "No paper on the page has a year: every node is grey.";
       note.hidden = false;
     } else {
