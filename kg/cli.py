@@ -308,16 +308,19 @@ def explain_cli(
 @app.command("export")
 def export_cli(
     graph: Annotated[Path, typer.Argument(help="A graph.json written by kg build.")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="graphml, json, or neo4j-csv (a folder of neo4j-admin import files).")] = "graphml",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="graphml, json, gexf (Gephi, with years for its timeline), vosviewer (VOSviewer map and network JSON), or neo4j-csv (a folder of neo4j-admin import files).")] = "graphml",
     out: Annotated[Path, typer.Option("--out", "-o", help="Output file (or folder for folder formats).")] = Path("graph.graphml"),
 ) -> None:
     """Write a graph in another format."""
     from graph_exports.files import write_graphml, write_json
+    from graph_exports.gexf import write_gexf
+    from graph_exports.vosviewer import write_vosviewer
 
     from .graph import KnowledgeGraph
 
     g = KnowledgeGraph.load(graph)
-    writers = {"graphml": write_graphml, "json": write_json, "neo4j-csv": _write_neo4j_csv}
+    writers = {"graphml": write_graphml, "json": write_json, "gexf": write_gexf, "vosviewer": write_vosviewer,
+               "neo4j-csv": _write_neo4j_csv}
     if fmt not in writers:
         raise KgError(f"--format {fmt!r} is not supported; use one of {', '.join(writers)}")
     path = writers[fmt](g, out)
