@@ -44,21 +44,29 @@ def to_gexf_graph(graph: KnowledgeGraph | nx.MultiDiGraph) -> nx.MultiDiGraph:
             starts[node] = year
     for node, attrs in flat.nodes(data=True):
         # GEXF reads start/end as times: a result's character offsets keep other names
-        data = {(f"text_{k}" if k in ("start", "end") else k): v for k, v in attrs.items() if k not in ("label", "name")}
+        data = {
+            (f"text_{k}" if k in ("start", "end") else k): v
+            for k, v in attrs.items()
+            if k not in ("label", "name")
+        }
         data["kind"] = attrs.get("label", "")
         data["label"] = str(attrs.get("name") or attrs.get("title") or node)
         if node in starts:
             data["start"] = starts[node]
         out.add_node(node, **data)
     for u, v, key, attrs in flat.edges(keys=True, data=True):
-        data = {(f"text_{k}" if k in ("start", "end") else k): v for k, v in attrs.items() if k != "id"}
+        data = {
+            (f"text_{k}" if k in ("start", "end") else k): v for k, v in attrs.items() if k != "id"
+        }
         if G.nodes[u].get("label") == "Paper" and u in starts:
             data["start"] = starts[u]
         out.add_edge(u, v, key=key, **data)
     return out
 
 
-def write_gexf(graph: KnowledgeGraph | nx.MultiDiGraph, path: str | Path, *, files: AtomicFiles | None = None) -> Path:
+def write_gexf(
+    graph: KnowledgeGraph | nx.MultiDiGraph, path: str | Path, *, files: AtomicFiles | None = None
+) -> Path:
     """Write GEXF 1.2 (dynamic when any node has a year), whole or not at all."""
     path = Path(path)
     data = to_gexf_graph(graph)

@@ -2,7 +2,8 @@
 
 ``kg_results`` (:mod:`extractors.results`) reads ``(value, metric, dataset, method)`` records per
 sentence; :func:`add_result_nodes` puts them in the graph as ``Result`` nodes,
-``(:Paper)-[:REPORTS_RESULT]->(:Result)`` with ``-[:ON]->(:Dataset)``, ``-[:MEASURED_BY]->(:Metric)``
+``(:Paper)-[:REPORTS_RESULT]->(:Result)`` with ``-[:ON]->(:Dataset)``,
+``-[:MEASURED_BY]->(:Metric)``
 and ``-[:OF]->(:Method)`` to the entities resolution made of the mentions behind the fields, and
 :func:`leaderboard` ranks them.
 """
@@ -19,13 +20,22 @@ import networkx as nx
 from .model import RESULT_LABEL, ResultMention
 from .resolve import Resolution, canonical_key, entity_id
 
-__all__ = ["LOWER_IS_BETTER", "ResultRow", "result_node_id", "add_result_nodes", "paper_results", "leaderboard",
-           "display_value"]
+__all__ = [
+    "LOWER_IS_BETTER",
+    "ResultRow",
+    "result_node_id",
+    "add_result_nodes",
+    "paper_results",
+    "leaderboard",
+    "display_value",
+]
 
 #: Metrics where a smaller number is better: a leaderboard of them ranks ascending.
 LOWER_IS_BETTER = frozenset(
-    "error loss mse mae rmse nll fid kid fvd lpips wer cer perplexity ppl latency time memory cost ece "
-    "eer hd95 distance regret violation violations bpd".split())
+    "error loss mse mae rmse nll fid kid fvd lpips wer cer perplexity ppl latency time memory "
+    "cost ece "
+    "eer hd95 distance regret violation violations bpd".split()
+)
 
 #: Field -> (relationship type, entity label) of a Result's links.
 RESULT_LINKS: dict[str, tuple[str, str]] = {
@@ -50,7 +60,13 @@ def display_value(value: float, unit: str) -> str:
 
 def _name(r: ResultMention) -> str:
     if r.kind == "speedup" and r.metric == "speed":
-        return " ".join([display_value(r.value, r.unit), "faster", *([f"than {r.baseline}"] if r.baseline else [])])
+        return " ".join(
+            [
+                display_value(r.value, r.unit),
+                "faster",
+                *([f"than {r.baseline}"] if r.baseline else []),
+            ]
+        )
     parts = [display_value(r.value, r.unit), r.metric]
     if r.kind != "score":
         parts.insert(0, {"improvement": "+", "reduction": "-", "speedup": ""}[r.kind])
@@ -60,9 +76,15 @@ def _name(r: ResultMention) -> str:
     return " ".join(parts)
 
 
-def _entity_for(label: str, text: str | None, span: tuple[int, int] | None, paper_id: str,
-                by_span: dict[tuple[str, int, int], str], resolution: Resolution,
-                aliases: dict[tuple[str, str], str]) -> str | None:
+def _entity_for(
+    label: str,
+    text: str | None,
+    span: tuple[int, int] | None,
+    paper_id: str,
+    by_span: dict[tuple[str, int, int], str],
+    resolution: Resolution,
+    aliases: dict[tuple[str, str], str],
+) -> str | None:
     if span is not None:
         eid = by_span.get((paper_id, span[0], span[1]))
         if eid is not None:
@@ -76,7 +98,9 @@ def _entity_for(label: str, text: str | None, span: tuple[int, int] | None, pape
     return aliases.get((label, key))
 
 
-def add_result_nodes(G: nx.MultiDiGraph, results: Iterable[ResultMention], resolution: Resolution) -> int:
+def add_result_nodes(
+    G: nx.MultiDiGraph, results: Iterable[ResultMention], resolution: Resolution
+) -> int:
     """Add each result as a ``Result`` node linked to its paper and entities; returns how many.
 
     A field becomes a link when the mention behind it was resolved to an entity, or, for a metric
@@ -97,16 +121,34 @@ def add_result_nodes(G: nx.MultiDiGraph, results: Iterable[ResultMention], resol
             continue
         for index, r in enumerate(sorted(found, key=lambda r: r.start), start=1):
             rid = result_node_id(paper_id, index)
-            attrs = {k: v for k, v in r.to_dict().items() if v is not None and not k.endswith("_span")}
+            attrs = {
+                k: v for k, v in r.to_dict().items() if v is not None and not k.endswith("_span")
+            }
             G.add_node(rid, label=RESULT_LABEL, name=_name(r), **attrs)
             # the same evidence record as a paper -> entity edge: the value's span and its sentence
-            evidence = {"sentence": r.sentence, "start": r.start, "end": r.end, "text": r.text,
-                        "extractor": r.extractor, "score": 1.0, "paper_id": paper_id}
-            G.add_edge(pid, rid, key="REPORTS_RESULT", type="REPORTS_RESULT", count=1, weight=1.0,
-                       evidence=[evidence])
+            evidence = {
+                "sentence": r.sentence,
+                "start": r.start,
+                "end": r.end,
+                "text": r.text,
+                "extractor": r.extractor,
+                "score": 1.0,
+                "paper_id": paper_id,
+            }
+            G.add_edge(
+                pid,
+                rid,
+                key="REPORTS_RESULT",
+                type="REPORTS_RESULT",
+                count=1,
+                weight=1.0,
+                evidence=[evidence],
+            )
             for fieldname, (rel, label) in RESULT_LINKS.items():
                 span = getattr(r, f"{fieldname}_span")
-                eid = _entity_for(label, getattr(r, fieldname), span, paper_id, by_span, resolution, aliases)
+                eid = _entity_for(
+                    label, getattr(r, fieldname), span, paper_id, by_span, resolution, aliases
+                )
                 if eid is not None and eid in G:
                     G.add_edge(rid, eid, key=rel, type=rel, papers=[paper_id], evidence=[evidence])
             added += 1
@@ -140,7 +182,9 @@ def _linked(G: nx.MultiDiGraph, rid: str, rel: str) -> list[str]:
     return [v for _, v, k in G.out_edges(rid, keys=True) if k == rel]
 
 
-def _field_matches(G: nx.MultiDiGraph, rid: str, rel: str, text: str | None, wanted: str | None) -> bool:
+def _field_matches(
+    G: nx.MultiDiGraph, rid: str, rel: str, text: str | None, wanted: str | None
+) -> bool:
     """True when ``wanted`` is unset, names the entity the result links to by ``rel`` (its name,
     key or an alias), or equals the field's text (case, plural and dashes ignored)."""
     if wanted is None:
@@ -150,22 +194,38 @@ def _field_matches(G: nx.MultiDiGraph, rid: str, rel: str, text: str | None, wan
         return True
     for eid in _linked(G, rid, rel):
         data = G.nodes[eid]
-        if data.get("key") == key or any(canonical_key(a) == key for a in [data.get("name", ""), *data.get("aliases", [])]):
+        if data.get("key") == key or any(
+            canonical_key(a) == key for a in [data.get("name", ""), *data.get("aliases", [])]
+        ):
             return True
     return False
 
 
 def _row(G: nx.MultiDiGraph, rid: str) -> ResultRow:
     d = G.nodes[rid]
-    paper = next((u for u, _, k in G.in_edges(rid, keys=True) if k == "REPORTS_RESULT"), f"paper:{d.get('paper_id')}")
+    paper = next(
+        (u for u, _, k in G.in_edges(rid, keys=True) if k == "REPORTS_RESULT"),
+        f"paper:{d.get('paper_id')}",
+    )
     pdata = G.nodes[paper] if paper in G else {}
     method = d.get("method")
     paper_name = str(pdata.get("name") or pdata.get("title") or paper)
-    return ResultRow(result=rid, paper=paper, paper_name=paper_name, value=float(d["value"]),
-                     unit=str(d.get("unit", "")), kind=str(d.get("kind", "score")), metric=str(d.get("metric", "")),
-                     dataset=d.get("dataset"), method=method if method else ("(this paper)" if d.get("own") else None),
-                     task=d.get("task"), baseline=d.get("baseline"), qualifier=d.get("qualifier"),
-                     sentence=str(d.get("sentence", "")), year=pdata.get("year"))
+    return ResultRow(
+        result=rid,
+        paper=paper,
+        paper_name=paper_name,
+        value=float(d["value"]),
+        unit=str(d.get("unit", "")),
+        kind=str(d.get("kind", "score")),
+        metric=str(d.get("metric", "")),
+        dataset=d.get("dataset"),
+        method=method if method else ("(this paper)" if d.get("own") else None),
+        task=d.get("task"),
+        baseline=d.get("baseline"),
+        qualifier=d.get("qualifier"),
+        sentence=str(d.get("sentence", "")),
+        year=pdata.get("year"),
+    )
 
 
 def paper_results(G: nx.MultiDiGraph, paper: str) -> list[ResultRow]:
@@ -180,8 +240,14 @@ def lower_is_better(metric: str) -> bool:
     return bool(words & LOWER_IS_BETTER)
 
 
-def leaderboard(G: nx.MultiDiGraph, *, dataset: str | None = None, metric: str | None = None,
-                task: str | None = None, kind: str | None = "score") -> list[ResultRow]:
+def leaderboard(
+    G: nx.MultiDiGraph,
+    *,
+    dataset: str | None = None,
+    metric: str | None = None,
+    task: str | None = None,
+    kind: str | None = "score",
+) -> list[ResultRow]:
     """Results matching the filters, best first: by value, descending, or ascending for a
     lower-is-better metric (:data:`LOWER_IS_BETTER`). ``kind`` None keeps every kind; the default
     keeps scores, which are comparable across papers (improvements are relative to each paper's
@@ -192,15 +258,21 @@ def leaderboard(G: nx.MultiDiGraph, *, dataset: str | None = None, metric: str |
             continue
         if kind is not None and d.get("kind") != kind:
             continue
-        if not (_field_matches(G, rid, "ON", d.get("dataset"), dataset)
-                and _field_matches(G, rid, "MEASURED_BY", d.get("metric"), metric)):
+        if not (
+            _field_matches(G, rid, "ON", d.get("dataset"), dataset)
+            and _field_matches(G, rid, "MEASURED_BY", d.get("metric"), metric)
+        ):
             continue
         if task is not None and canonical_key(str(d.get("task") or "")) != canonical_key(task):
             continue
         rows.append(_row(G, rid))
 
     def order(r: ResultRow) -> tuple[float, str]:
-        sign = 1.0 if kind in {"score", None} and lower_is_better(r.metric) and r.kind == "score" else -1.0
+        sign = (
+            1.0
+            if kind in {"score", None} and lower_is_better(r.metric) and r.kind == "score"
+            else -1.0
+        )
         return sign * r.value, r.result
 
     return sorted(rows, key=order)

@@ -18,8 +18,15 @@ from typing import Any
 
 import networkx as nx
 
-__all__ = ["PAPER_EDGE_TYPES", "Trend", "paper_years", "entity_year_counts", "annotate_years", "trends",
-           "normalised_slope"]
+__all__ = [
+    "PAPER_EDGE_TYPES",
+    "Trend",
+    "paper_years",
+    "entity_year_counts",
+    "annotate_years",
+    "trends",
+    "normalised_slope",
+]
 
 #: Paper -> entity relationship types that say a paper names an entity.
 PAPER_EDGE_TYPES = ("PROPOSES", "USES", "EVALUATES_ON", "ADDRESSES", "REPORTS")
@@ -35,7 +42,9 @@ def paper_years(G: nx.MultiDiGraph) -> dict[str, int]:
     return out
 
 
-def entity_year_counts(G: nx.MultiDiGraph, years: dict[str, int] | None = None) -> dict[str, Counter[int]]:
+def entity_year_counts(
+    G: nx.MultiDiGraph, years: dict[str, int] | None = None
+) -> dict[str, Counter[int]]:
     """Per entity, distinct papers naming it per year."""
     years = paper_years(G) if years is None else years
     seen: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
@@ -60,7 +69,7 @@ def annotate_years(G: nx.MultiDiGraph) -> int:
 
 
 def normalised_slope(years: list[int], shares: list[float]) -> float:
-    """Least-squares slope of ``shares`` over ``years`` divided by their mean (0 when flat or empty).
+    """Least-squares slope of ``shares`` over ``years`` divided by their mean (0 when flat).
 
     >>> normalised_slope([2018, 2019, 2020], [1.0, 2.0, 3.0])
     0.5
@@ -73,7 +82,8 @@ def normalised_slope(years: list[int], shares: list[float]) -> float:
     var = sum((y - mean_year) ** 2 for y in years)
     if var == 0:
         return 0.0
-    slope = sum((y - mean_year) * (s - mean_share) for y, s in zip(years, shares)) / var
+    pairs = zip(years, shares, strict=True)
+    slope = sum((y - mean_year) * (s - mean_share) for y, s in pairs) / var
     return slope / mean_share
 
 
@@ -92,14 +102,27 @@ class Trend:
     slope: float = 0.0  # percentage points per year
 
     def to_dict(self) -> dict[str, Any]:
-        return {"entity": self.entity, "name": self.name, "label": self.label, "first_year": self.first_year,
-                "papers": self.papers, "papers_by_year": {str(y): c for y, c in sorted(self.counts.items())},
-                "share_by_year": {str(y): round(s, 3) for y, s in sorted(self.shares.items())},
-                "rise": round(self.rise, 4), "slope": round(self.slope, 4)}
+        return {
+            "entity": self.entity,
+            "name": self.name,
+            "label": self.label,
+            "first_year": self.first_year,
+            "papers": self.papers,
+            "papers_by_year": {str(y): c for y, c in sorted(self.counts.items())},
+            "share_by_year": {str(y): round(s, 3) for y, s in sorted(self.shares.items())},
+            "rise": round(self.rise, 4),
+            "slope": round(self.slope, 4),
+        }
 
 
-def trends(G: nx.MultiDiGraph, *, label: str | None = None, since: int | None = None, until: int | None = None,
-           min_papers: int = 3) -> list[Trend]:
+def trends(
+    G: nx.MultiDiGraph,
+    *,
+    label: str | None = None,
+    since: int | None = None,
+    until: int | None = None,
+    min_papers: int = 3,
+) -> list[Trend]:
     """Every entity (of ``label``) named by at least ``min_papers`` papers dated within
     ``[since, until]``, with its yearly counts and shares and its rise; sorted by rise, highest
     first. ``first_year`` is over the whole graph, not the window.
@@ -108,10 +131,17 @@ def trends(G: nx.MultiDiGraph, *, label: str | None = None, since: int | None = 
         ValueError: the graph has no dated papers in the window.
     """
     years = paper_years(G)
-    window = {p: y for p, y in years.items() if (since is None or y >= since) and (until is None or y <= until)}
+    window = {
+        p: y
+        for p, y in years.items()
+        if (since is None or y >= since) and (until is None or y <= until)
+    }
     if not window:
-        raise ValueError("no paper has a year in the window" if years else
-                         "no paper has a year: trends need the corpus's year field")
+        raise ValueError(
+            "no paper has a year in the window"
+            if years
+            else "no paper has a year: trends need the corpus's year field"
+        )
     totals = Counter(window.values())
     span = list(range(min(totals), max(totals) + 1))
     span = [y for y in span if totals[y] > 0]
@@ -119,7 +149,9 @@ def trends(G: nx.MultiDiGraph, *, label: str | None = None, since: int | None = 
     out = []
     for entity, by_year in all_counts.items():
         data = G.nodes[entity]
-        if data.get("label") not in ENTITY_KINDS or (label is not None and data.get("label") != label):
+        if data.get("label") not in ENTITY_KINDS or (
+            label is not None and data.get("label") != label
+        ):
             continue
         inside = {y: c for y, c in by_year.items() if y in totals}
         papers = sum(inside.values())
@@ -129,9 +161,19 @@ def trends(G: nx.MultiDiGraph, *, label: str | None = None, since: int | None = 
         ys, ss = span, [shares[y] for y in span]
         rise = normalised_slope(ys, ss)
         mean_share = sum(ss) / len(ss) if ss else 0.0
-        out.append(Trend(entity=entity, name=str(data.get("name", entity)), label=str(data["label"]),
-                         first_year=min(by_year), papers=papers, counts=dict(sorted(inside.items())),
-                         shares=shares, rise=rise, slope=rise * mean_share))
+        out.append(
+            Trend(
+                entity=entity,
+                name=str(data.get("name", entity)),
+                label=str(data["label"]),
+                first_year=min(by_year),
+                papers=papers,
+                counts=dict(sorted(inside.items())),
+                shares=shares,
+                rise=rise,
+                slope=rise * mean_share,
+            )
+        )
     return sorted(out, key=lambda t: (-t.rise, -t.papers, t.name))
 
 

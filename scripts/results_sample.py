@@ -16,7 +16,9 @@ import sys
 
 def split_of(paper_id: str) -> str:
     """``tune`` or ``score``: the parity of the id's MD5, so the split never depends on order."""
-    return "tune" if int(hashlib.md5(paper_id.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "score"
+    return (
+        "tune" if int(hashlib.md5(paper_id.encode("utf-8")).hexdigest(), 16) % 2 == 0 else "score"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -30,12 +32,21 @@ def main(argv: list[str] | None = None) -> None:
     with open(args.corpus, encoding="utf-8") as handle:
         for line in handle:
             row = json.loads(line)
-            if row.get("decision") is None and row.get("abstract") and split_of(row["id"]) == args.split:
+            if (
+                row.get("decision") is None
+                and row.get("abstract")
+                and split_of(row["id"]) == args.split
+            ):
                 rows.append(row)
     random.Random(args.seed).shuffle(rows)
-    for row in rows[:args.n]:
-        sys.stdout.write(json.dumps({k: row.get(k) for k in ("id", "title", "abstract", "year", "venue")},
-                                    ensure_ascii=False) + "\n")
+    for row in rows[: args.n]:
+        sys.stdout.write(
+            json.dumps(
+                {k: row.get(k) for k in ("id", "title", "abstract", "year", "venue")},
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
 
 
 if __name__ == "__main__":

@@ -25,21 +25,32 @@ ABSTRACTS = [
 
 @pytest.fixture(scope="module")
 def graph(nlp):
-    return build_from_papers([Paper(id=f"p{i}", year=y, abstract=a, title=f"Paper {i}")
-                              for i, (y, a) in enumerate(ABSTRACTS)], nlp).graph
+    return build_from_papers(
+        [
+            Paper(id=f"p{i}", year=y, abstract=a, title=f"Paper {i}")
+            for i, (y, a) in enumerate(ABSTRACTS)
+        ],
+        nlp,
+    ).graph
 
 
 def test_gexf_reads_back_with_names_kinds_and_timeline_starts(graph, tmp_path):
     G = graph.nx
     back = nx.read_gexf(write_gexf(graph, tmp_path / "g.gexf"))
-    assert back.number_of_nodes() == G.number_of_nodes() and back.number_of_edges() == G.number_of_edges()
+    assert (
+        back.number_of_nodes() == G.number_of_nodes()
+        and back.number_of_edges() == G.number_of_edges()
+    )
     for node, d in G.nodes(data=True):
         b = back.nodes[node]
         assert b["label"] == (d["name"] or d.get("title") or node) and b["kind"] == d["label"]
         if d["label"] == "Paper":
             assert b["start"] == d["year"]
         elif d["label"] == "Result":
-            assert b["start"] == 2018 and G.nodes["paper:p2"]["abstract"][b["text_start"]:b["text_end"]] == "70.6%"
+            assert (
+                b["start"] == 2018
+                and G.nodes["paper:p2"]["abstract"][b["text_start"] : b["text_end"]] == "70.6%"
+            )
         else:
             assert b["start"] == d["first_year"]
     transformer = graph.find("transformers", label="Method")
@@ -72,14 +83,31 @@ def test_vosviewer_items_links_weights_and_years(graph):
         total[link["target_id"]] += link["strength"]
     assert all(by_id[i]["weights"]["Total link strength"] == t for i, t in total.items())
     assert to_vosviewer(graph, min_support=2)["network"]["items"]  # the shared ones remain
-    assert all(i["weights"]["Occurrences"] >= 2 for i in to_vosviewer(graph, min_support=2)["network"]["items"])
+    assert all(
+        i["weights"]["Occurrences"] >= 2
+        for i in to_vosviewer(graph, min_support=2)["network"]["items"]
+    )
 
 
 def test_kg_export_writes_gexf_and_vosviewer(graph, tmp_path):
     path = graph.save(tmp_path / "graph.json")
     for fmt, name in (("gexf", "g.gexf"), ("vosviewer", "map.json")):
-        done = subprocess.run([sys.executable, "-m", "kg.cli", "export", str(path), "-f", fmt, "-o", str(tmp_path / name)],
-                              capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "kg.cli",
+                "export",
+                str(path),
+                "-f",
+                fmt,
+                "-o",
+                str(tmp_path / name),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert done.returncode == 0, done.stderr
     assert nx.read_gexf(tmp_path / "g.gexf").number_of_nodes() == graph.nx.number_of_nodes()
     assert json.loads((tmp_path / "map.json").read_text(encoding="utf-8"))["network"]["items"]
