@@ -1071,6 +1071,13 @@
       parts.push(el("h4", { text: "Distinctive entities (papers here)" }));
       parts.push(el("div", {}, c.top.map(([eid, name, count]) => el("span", { class: "kg-chip" }, [nodeLink(eid, name), " " + fmt(count)]))));
     }
+    if (c.periods && c.periods.length) {
+      parts.push(el("h4", { text: "By period (distinctive entities, papers)" }));
+      for (const [lo, hi, n, top] of c.periods) {
+        const chips = top.map(([eid, name, count]) => el("span", { class: "kg-chip" }, [nodeLink(eid, name), " " + fmt(count)]));
+        parts.push(el("div", { class: "kg-period" }, [el("b", { text: (lo === hi ? String(lo) : lo + "–" + hi) + " (" + fmt(n) + "): " }), ...chips]));
+      }
+    }
     const papers = membersOf(c.i).filter((n) => n.kind === "Paper").sort((a, b) => (b.deg || 0) - (a.deg || 0) || (a.id < b.id ? -1 : 1));
     parts.push(el("h4", { text: "Papers (" + fmt(papers.length) + "), most connected first" }));
     const ul = el("ul");

@@ -141,3 +141,26 @@ def test_a_built_graph_carries_years_and_kg_trends_names_the_riser(dated_graph, 
         timeout=600,
     )
     assert bad.returncode == 1 and "--label 'Paper' is not one of" in bad.stderr
+
+
+def test_overview_names_a_communitys_entities_per_period():
+    from graph_exports.overview import overview
+
+    g = nx.MultiDiGraph()
+    for name in ("svm", "cnn", "transformer", "mnist"):
+        g.add_node(f"method:{name}", label="Method", name=name)
+    # 2010-2012: SVMs, 2013-2015: CNNs, 2016-2018: transformers; MNIST throughout
+    for year in range(2010, 2019):
+        era = "svm" if year < 2013 else "cnn" if year < 2016 else "transformer"
+        for i in range(2):
+            pid = f"paper:{year}-{i}"
+            g.add_node(pid, label="Paper", name=pid, year=year)
+            g.add_edge(pid, f"method:{era}", key="USES", type="USES")
+            g.add_edge(pid, "method:mnist", key="USES", type="USES")
+    for i in range(40):  # other papers, so that MNIST is not named by half the page
+        g.add_node(f"paper:other{i}", label="Paper", name=f"other {i}")
+    members = {n for n in g if not n.startswith("paper:other")}
+    groups = [members, {n for n in g if n.startswith("paper:other")}]
+    periods = overview(g, sorted(g), groups, {n: (0.0, 0.0) for n in g})["communities"][0]["periods"]
+    assert [(lo, hi, n) for lo, hi, n, _ in periods] == [(2010, 2012, 6), (2013, 2015, 6), (2016, 2018, 6)]
+    assert [top[0][1] for *_, top in periods] == ["svm", "cnn", "transformer"]
