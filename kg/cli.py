@@ -150,6 +150,8 @@ def _print_summary(summary, out: Path, html: bool, *, wrote: bool = True) -> Non
     entities = ", ".join(f"{k} {v:,}" for k, v in summary.entities.items())
     table.add_row("entities", f"{sum(summary.entities.values()):,} ({entities})")
     table.add_row("edges", ", ".join(f"{k} {v:,}" for k, v in summary.edges.items()))
+    if summary.results:
+        table.add_row("results", f"{summary.results:,} numeric results stated (kg results GRAPH)")
     table.add_row("seconds", f"{summary.seconds:.2f} (extraction {summary.extract_seconds:.2f})")
     table.add_row("abstracts/s", f"{summary.abstracts_per_second:,.1f}")
     files = ["graph.json", "graph.graphml", "merges.jsonl", "summary.json"] + (["graph.html"] if html else [])
