@@ -277,21 +277,29 @@ class ResultReader(Stateless):
         self.exact_metrics.add("METRIC", [nlp.make_doc(n) for n in exact])
 
     def __call__(self, doc: Doc) -> Doc:
+        found: list[dict[str, Any]] = []
+        doc.user_data[RESULTS_KEY] = found
+        if not any(c.isdigit() for c in doc.text):
+            return doc  # most abstracts state no number: nothing to read
         records = doc.user_data.get(MENTIONS_KEY, [])
         mentions = _token_mentions(doc, records)
         own = paper_method(records)
-        found: list[dict[str, Any]] = []
-        lexicon = [doc[s:e] for _, s, e in [*self.metrics(doc), *self.exact_metrics(doc)]]
+        lexicon: list[Span] | None = None
         for sent in doc.sents:
-            if "respectively" in sent.text.lower():
-                continue  # two parallel lists: which value goes with which name is not sure
+            text = sent.text
+            if not any(c.isdigit() for c in text) or "respectively" in text.lower():
+                continue  # no value; or two parallel lists: which value goes with which name?
+            values = filter_spans([v for v in self.values(sent, as_spans=True)])
+            if not values:
+                continue
+            if lexicon is None:
+                lexicon = [doc[s:e] for _, s, e in [*self.metrics(doc), *self.exact_metrics(doc)]]
             in_sent = [m for m in mentions if m.start >= sent.start and m.end <= sent.end]
             metric_spans = _metric_spans(
                 in_sent,
                 [s for s in lexicon if s.start >= sent.start and s.end <= sent.end]
                 + _article_metrics(sent),
             )
-            values = filter_spans([v for v in self.values(sent, as_spans=True)])
             previous: tuple[Span, dict[str, Any]] | None = None
             for value in values:
                 record = _read_value(doc, sent, value, values, in_sent, metric_spans, own)
@@ -304,7 +312,6 @@ class ResultReader(Stateless):
                         record["baseline"] = record["baseline"] or previous[1]["baseline"]
                 found.append(record)
                 previous = (value, record)
-        doc.user_data[RESULTS_KEY] = found
         return doc
 
 
