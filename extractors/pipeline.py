@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -19,14 +19,16 @@ from spacy.language import Language
 from spacy.util import compile_infix_regex, compile_suffix_regex
 
 from kg.errors import ModelError
-from kg.model import Mention, Paper, RelationMention
+from kg.model import Mention, Paper, RelationMention, ResultMention
 
 from . import acronyms as _acronyms  # noqa: F401  (registers the kg_acronyms factory)
 from . import mentions as _mentions  # noqa: F401  (registers kg_mentions)
 from . import relations as _relations  # noqa: F401  (registers kg_relations)
+from . import results as _results  # noqa: F401  (registers kg_results)
 from . import roles as _roles  # noqa: F401  (registers kg_roles)
 from .mentions import MENTIONS_KEY
 from .relations import RELATIONS_KEY  # where kg_relations leaves its plain relation records
+from .results import RESULTS_KEY  # where kg_results leaves its result records
 from .rules import add_gazetteer
 
 __all__ = ["DEFAULT_MODEL", "RELATIONS_KEY", "TITLE_KEY", "Extraction", "shipped_model_path", "load_pipeline",
@@ -40,9 +42,10 @@ _SIZED_NAME = re.compile(r"^[A-Za-z][\w.]*-\d+(?:\.\d+)?[kKMBbT]$")
 #: ``kg_gazetteer_shapes`` and ``kg_gazetteer_lower``) cost 2.6 points of paper-level F1 behind the
 #: in-domain NER and ``kg_heads`` (noun phrases ending in a telling head noun) 2.5, so they are not
 #: there; resolution still merges the gazetteer's aliases.
-RULE_COMPONENTS = ("kg_acronyms", "kg_cues", "kg_mentions", "kg_roles", "kg_relations")
+RULE_COMPONENTS = ("kg_acronyms", "kg_cues", "kg_mentions", "kg_roles", "kg_relations", "kg_results")
 #: Without a trained model (``--rules-only``) the gazetteer and head phrases are the candidates.
-RULES_ONLY_COMPONENTS = ("kg_acronyms", "kg_gazetteer", "kg_cues", "kg_heads", "kg_mentions", "kg_roles", "kg_relations")
+RULES_ONLY_COMPONENTS = ("kg_acronyms", "kg_gazetteer", "kg_cues", "kg_heads", "kg_mentions", "kg_roles",
+                         "kg_relations", "kg_results")
 
 
 def shipped_model_path() -> Path | None:
@@ -163,11 +166,13 @@ def add_rules(nlp: Language, settings: dict | None = None, model_dir: Path | Non
 
 @dataclass(frozen=True, slots=True)
 class Extraction:
-    """What the pipeline read in one paper: its mentions and the relations between them."""
+    """What the pipeline read in one paper: its mentions, the relations between them and the
+    numeric results it reports."""
 
     paper: Paper
     mentions: list[Mention]
     relations: list[RelationMention]
+    results: list[ResultMention] = field(default_factory=list)
 
 
 #: ``doc.user_data`` key of the paper's title: components may read it (``kg_roles`` does), nothing
@@ -202,7 +207,14 @@ def extract(nlp: Language, papers: Iterable[Paper], *, batch_size: int = 64,
                                 extractor=r.get("extractor", "relations"), score=float(r.get("score", 1.0)))
                 for r in doc.user_data[RELATIONS_KEY]
             ]
-        yield Extraction(paper, mentions, relations)
+        results = [_result(paper.id, r) for r in doc.user_data.get(RESULTS_KEY, [])]
+        yield Extraction(paper, mentions, relations, results)
+
+
+def _result(paper_id: str, record: dict) -> ResultMention:
+    spans = {k: tuple(record[k]) if record.get(k) is not None else None
+             for k in ("metric_span", "dataset_span", "method_span", "task_span")}
+    return ResultMention(paper_id=paper_id, **{**record, **spans})
 
 
 def _sentence_of(doc, char: int) -> str:

@@ -8,7 +8,7 @@ else: no text from an abstract ever reaches a query string.
 
 from __future__ import annotations
 
-from kg.schema import ENTITY, ENTITY_NODE_LABELS, NODE_LABELS, RELATION_TYPES
+from kg.schema import ENTITY, ENTITY_NODE_LABELS, NODE_LABELS, RELATION_TYPES, RESULT_LABEL
 
 __all__ = [
     "ENTITY_LABEL",
@@ -25,6 +25,9 @@ __all__ = [
     "DELETE_ORPHAN_ENTITIES",
     "REMOVE_PAPER",
     "FIND_PAPERS",
+    "MERGE_RESULT_NODES",
+    "DELETE_ORPHAN_RESULTS",
+    "REMOVE_PAPER_RESULTS",
     "COUNT_NODES",
     "COUNT_RELATIONSHIPS",
 ]
@@ -39,7 +42,7 @@ FULLTEXT_INDEX = "entity_names"
 
 
 def _label(label: str) -> str:
-    if label not in NODE_LABELS and label != ENTITY_LABEL:
+    if label not in NODE_LABELS and label not in (ENTITY_LABEL, RESULT_LABEL):
         raise ValueError(f"node label {label!r} is not in the schema ({', '.join(NODE_LABELS)})")
     return label
 
@@ -55,7 +58,7 @@ def schema_statements() -> list[str]:
     full-text index over entity ``name`` and ``aliases``; every statement is ``IF NOT EXISTS``."""
     statements = [
         f"CREATE CONSTRAINT {label.lower()}_id IF NOT EXISTS FOR (n:{_label(label)}) REQUIRE n.id IS UNIQUE"
-        for label in (*NODE_LABELS, ENTITY_LABEL)
+        for label in (*NODE_LABELS, ENTITY_LABEL, RESULT_LABEL)
     ]
     statements.append(
         f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:{ENTITY_LABEL}) ON EACH [n.name, n.aliases]"
@@ -142,6 +145,28 @@ def merge_entity_relationships(rel_type: str, start_label: str, end_label: str) 
         "    r.evidence_count = size(evidence)"
     )
 
+
+#: Results: the pushed graph is the truth about its papers' results, so their properties are
+#: replaced and their links to entities dropped (the relationship phase adds the current ones).
+MERGE_RESULT_NODES = f"""\
+UNWIND $rows AS row
+MERGE (n:{RESULT_LABEL} {{id: row.id}})
+SET n = row.props
+WITH n
+OPTIONAL MATCH (n)-[old]->()
+DELETE old"""
+
+#: Results among ``$ids`` that no paper reports any more (a re-pushed paper with fewer results).
+DELETE_ORPHAN_RESULTS = f"""\
+UNWIND $ids AS id
+MATCH (r:{RESULT_LABEL} {{id: id}})
+WHERE NOT EXISTS {{ MATCH (:Paper)-[:REPORTS_RESULT]->(r) }}
+DETACH DELETE r"""
+
+#: ``kg push --remove-paper``: the paper's results go with it.
+REMOVE_PAPER_RESULTS = f"""\
+MATCH (:Paper {{id: $paper}})-[:REPORTS_RESULT]->(r:{RESULT_LABEL})
+DETACH DELETE r"""
 
 #: After a push, a re-pushed paper loses the outgoing relationships its new graph no longer has
 #: (``row.keep`` holds ``"TYPE|target id"``); returns the targets, whose support may have changed.

@@ -34,7 +34,7 @@ import networkx as nx
 
 from kg.atomic import AtomicFiles, write_text
 from kg.errors import ExportError
-from kg.schema import NODE_LABELS, as_nx
+from kg.schema import NODE_LABELS, RESULT_LABEL, as_nx
 
 from .layout import communities, layout, undirected
 from .overview import overview as community_overview
@@ -160,6 +160,7 @@ def page_nodes(
     *,
     size_by: str = "degree",
     colour_by: str = "label",
+    results: dict[str, list[list[Any]]] | None = None,
 ) -> list[dict[str, Any]]:
     """vis-network node records with what the side panel shows.
 
@@ -221,6 +222,7 @@ def page_nodes(
             "cc": cc,
         }
         if paper:
+            rec["yr"] = data["year"] if isinstance(data.get("year"), int) else None
             rec.update(
                 paperTitle=_plain(data.get("title")),
                 titleDerived=bool(data.get("title_derived", False)),
@@ -231,12 +233,15 @@ def page_nodes(
                 abstract=str(data.get("abstract") or ""),
                 mentions=_plain(list(data.get("mentions") or [])),
                 source=_plain(data.get("source")),
+                results=(results or {}).get(n, []),
             )
         else:
             papers = sorted(
                 {m for m in nx.all_neighbors(g, n) if _label(g.nodes[m]) == "Paper"},
                 key=lambda m: (m not in shown, m),
             )
+            dated = [g.nodes[m]["year"] for m in papers if isinstance(g.nodes[m].get("year"), int)]
+            rec["yr"] = round(sum(dated) / len(dated), 1) if dated else None
             rec.update(
                 aliases=_plain(sorted(set(data.get("aliases") or ()))),
                 support=_support(data),
@@ -448,6 +453,30 @@ def page_options(options: PageOptions | None = None, **kwargs: Any) -> PageOptio
     return PageOptions(**{**{f.name: getattr(base, f.name) for f in fields(PageOptions)}, **kwargs})
 
 
+def _split_results(g: nx.MultiDiGraph) -> tuple[nx.MultiDiGraph, dict[str, list[list[Any]]]]:
+    """The graph without its Result nodes (a view: the page draws papers and entities; a paper's
+    results are shown in its panel), and each paper's results as page rows
+    ``[value start, value end, sentence start, sentence end, name, method, baseline]``."""
+    found = [n for n, d in g.nodes(data=True) if d.get("label") == RESULT_LABEL]
+    if not found:
+        return g, {}
+    rows: dict[str, list[list[Any]]] = {}
+    for r in found:
+        d = g.nodes[r]
+        for paper, _, key in g.in_edges(r, keys=True):
+            if key != "REPORTS_RESULT":
+                continue
+            sentence_start = int(d.get("sent_start", 0))
+            method = d.get("method") or ("this paper" if d.get("own") else "")
+            rows.setdefault(paper, []).append([int(d.get("start", 0)), int(d.get("end", 0)), sentence_start,
+                                               sentence_start + len(str(d.get("sentence", ""))),
+                                               str(d.get("name", "")), str(method), str(d.get("baseline") or "")])
+    for paper_rows in rows.values():
+        paper_rows.sort()
+    gone = set(found)
+    return nx.subgraph_view(g, filter_node=lambda n: n not in gone), rows
+
+
 def to_html(graph: Any, options: PageOptions | None = None, **kwargs: Any) -> str:
     """The interactive page for ``graph`` as one self-contained HTML string.
 
@@ -470,7 +499,7 @@ def to_html(graph: Any, options: PageOptions | None = None, **kwargs: Any) -> st
 
     opts = page_options(options, **kwargs)
     opts.check()
-    g = as_nx(graph, ExportError, "to_html needs")
+    g, results = _split_results(as_nx(graph, ExportError, "to_html needs"))
     view = opts.view
     map_meta: dict[str, Any] = {"mapSize": opts.map_size}
     if opts.paper is not None:
@@ -487,7 +516,7 @@ def to_html(graph: Any, options: PageOptions | None = None, **kwargs: Any) -> st
     groups = communities(h) if len(sel.nodes) > 1 else [set(sel.nodes)] if sel.nodes else []
     positions = layout(h, groups)
     colour_by = "community" if large else "label"
-    nodes = page_nodes(g, sel, positions, groups, size_by=opts.size_by, colour_by=colour_by)
+    nodes = page_nodes(g, sel, positions, groups, size_by=opts.size_by, colour_by=colour_by, results=results)
     edges = page_edges(g, sel, view=view)
 
     meta = _meta(g, sel, nodes, edges, opts, view=view, groups=groups, colour_by=colour_by, large=large)

@@ -31,7 +31,7 @@ import networkx as nx
 
 from kg.errors import ExportError, Neo4jError
 from kg.graph import KnowledgeGraph
-from kg.schema import NODE_LABELS, PAPER_PREFIX, RELATION_TYPES, as_nx
+from kg.schema import NODE_LABELS, PAPER_PREFIX, RELATION_TYPES, RESULT_LABEL, as_nx
 
 from . import cypher
 
@@ -196,15 +196,16 @@ def to_rows(graph: KnowledgeGraph | nx.MultiDiGraph) -> tuple[dict[str, list[dic
     labels: dict[str, str] = {}
     for node_id, attrs in sorted(G.nodes(data=True), key=lambda item: str(item[0])):
         label = attrs.get("label")
-        if label not in NODE_LABELS:
-            raise ExportError(f"node {node_id!r}: label {label!r} is not in the schema ({', '.join(NODE_LABELS)})")
+        if label not in NODE_LABELS and label != RESULT_LABEL:
+            raise ExportError(f"node {node_id!r}: label {label!r} is not in the schema "
+                              f"({', '.join((*NODE_LABELS, RESULT_LABEL))})")
         node_id = str(node_id)
         if len(node_id.encode("utf-8", "surrogatepass")) > MAX_ID_BYTES:
             raise ExportError(f"node {node_id[:60]!r}...: id is {len(node_id.encode('utf-8', 'surrogatepass')):,} "
                               f"bytes, over the {MAX_ID_BYTES:,} a Neo4j index key holds; nothing was sent "
                               "(kg build keeps ids within its limits: rebuild the graph)")
         labels[node_id] = label
-        if label == "Paper":
+        if label in ("Paper", RESULT_LABEL):
             props = _props(attrs, skip=("label", "id"))
             props["id"] = node_id
             nodes[label].append({"id": node_id, "props": props})
@@ -221,7 +222,8 @@ def to_rows(graph: KnowledgeGraph | nx.MultiDiGraph) -> tuple[dict[str, list[dic
         start, end = str(u), str(v)
         group = (rel_type, labels[start], labels[end])
         evidence = attrs.get("evidence")
-        if labels[start] != "Paper" and labels[end] != "Paper":
+        plain = {"Paper", RESULT_LABEL}
+        if labels[start] not in plain and labels[end] not in plain:
             props = _props(attrs, skip=("type", "evidence", "papers", "support", "count", "weight",
                                         "paper_counts", "paper_weights"))
             ev = _evidence_props(evidence)
@@ -238,7 +240,7 @@ def to_rows(graph: KnowledgeGraph | nx.MultiDiGraph) -> tuple[dict[str, list[dic
             props = _props(attrs, skip=("type", "evidence", "papers", "support"))
             if evidence is not None:
                 props.update(_evidence_props(evidence))
-            if labels[end] != "Paper" and G.nodes[v].get("name") is not None:
+            if labels[end] not in plain and G.nodes[v].get("name") is not None:
                 props["entity_name"] = str(G.nodes[v]["name"])   # this graph's vote for the entity's name
             rels[group].append({"start": start, "end": end, "props": props})
     for rows in rels.values():
@@ -282,15 +284,22 @@ def _prune_rows(graph: nx.MultiDiGraph) -> list[dict]:
 
 def node_statements(node_rows: dict[str, list[dict]]) -> list[tuple[str, list[dict]]]:
     """``(query, rows)`` per label, in the order a push runs them (each query takes ``$rows``)."""
-    return [(cypher.merge_paper_nodes() if label == "Paper" else cypher.merge_entity_nodes(label), node_rows[label])
-            for label in NODE_LABELS if node_rows.get(label)]
+    def query(label: str) -> str:
+        if label == "Paper":
+            return cypher.merge_paper_nodes()
+        if label == RESULT_LABEL:
+            return cypher.MERGE_RESULT_NODES
+        return cypher.merge_entity_nodes(label)
+
+    return [(query(label), node_rows[label]) for label in (*NODE_LABELS, RESULT_LABEL) if node_rows.get(label)]
 
 
 def relationship_statements(rel_rows: dict[RelKey, list[dict]]) -> list[tuple[str, list[dict]]]:
     """``(query, rows)`` per relationship type and end labels, in push order."""
     out = []
     for (rel_type, start_label, end_label), rows in rel_rows.items():
-        entity_edge = start_label != "Paper" and end_label != "Paper"
+        plain = {"Paper", RESULT_LABEL}
+        entity_edge = start_label not in plain and end_label not in plain
         build = cypher.merge_entity_relationships if entity_edge else cypher.merge_relationships
         out.append((build(rel_type, start_label, end_label), rows))
     return out
@@ -409,6 +418,8 @@ def push(graph: KnowledgeGraph | nx.MultiDiGraph, driver, *, database: str | Non
     for batch in batched(_prune_rows(G), max(batch_size, 1000)):
         for record in _run(driver, cypher.PRUNE_PAPER_EDGES, {"rows": batch}, database, stats, progress()):
             dropped.update(record["targets"])
+    for result_ids in batched(sorted(dropped), max(batch_size, 1000)):
+        _run(driver, cypher.DELETE_ORPHAN_RESULTS, {"ids": result_ids}, database, stats, progress())
     ids = sorted(touched | dropped)
     for id_batch in batched(ids, max(batch_size, 1000)):
         _run(driver, cypher.RECOMPUTE_ENTITY_SUPPORT, {"ids": id_batch}, database, stats, progress())
@@ -422,7 +433,7 @@ def push(graph: KnowledgeGraph | nx.MultiDiGraph, driver, *, database: str | Non
 
 
 def remove_paper(driver, paper_id: str, *, database: str | None = None) -> RemoveStats:
-    """Remove a paper, its relationships, and the entities and entity -> entity relationships that
+    """Remove a paper, its relationships, its Result nodes, and the entities and entity -> entity relationships that
     only it supported; other entities' ``support`` is recomputed. One transaction: all or nothing.
 
     Args:
@@ -439,6 +450,7 @@ def remove_paper(driver, paper_id: str, *, database: str | None = None) -> Remov
         keys = [node_id]
         ids = tx.run(cypher.REMOVE_PAPER[0], paper=node_id).single()["ids"]
         rels = tx.run(cypher.REMOVE_PAPER[1], ids=ids, paper_keys=keys).single()["deleted"]
+        tx.run(cypher.REMOVE_PAPER_RESULTS, paper=node_id).consume()
         papers = tx.run(cypher.REMOVE_PAPER[2], paper=node_id).single()["deleted"]
         tx.run(cypher.RECOMPUTE_ENTITY_SUPPORT, ids=ids).consume()
         entities = tx.run(cypher.DELETE_ORPHAN_ENTITIES, ids=ids).single()["deleted"]

@@ -26,7 +26,7 @@ import networkx as nx
 from kg.atomic import AtomicFiles
 from kg.errors import ExportError
 from kg.graph import KnowledgeGraph
-from kg.schema import as_nx
+from kg.schema import RESULT_LABEL, as_nx
 
 from .cypher import ENTITY_LABEL, schema_statements
 from .neo4j import to_rows
@@ -120,13 +120,13 @@ def to_neo4j_csv(graph: KnowledgeGraph | nx.MultiDiGraph) -> dict[str, list[list
         flat = []
         for row in rows:
             props = {k: v for k, v in row["props"].items() if k != "id"}
-            if label != "Paper":
+            if label not in ("Paper", RESULT_LABEL):
                 attrs = G.nodes[row["id"]]
                 props["aliases"] = row["aliases"]
                 for name in ("support", "mention_count"):
                     if attrs.get(name) is not None:
                         props[name] = attrs[name]
-            labels = label if label == "Paper" else f"{label}{ARRAY_DELIMITER}{ENTITY_LABEL}"
+            labels = label if label in ("Paper", RESULT_LABEL) else f"{label}{ARRAY_DELIMITER}{ENTITY_LABEL}"
             flat.append({"id:ID": row["id"], ":LABEL": labels, **props})
         header, _, cells = _table(flat, ["id:ID", ":LABEL"])
         files[f"nodes-{label}.csv"] = [header, *cells]

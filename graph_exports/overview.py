@@ -61,7 +61,7 @@ def overview(
     Each community: ``i`` (its index), ``name`` (its distinctive entities joined by " · "),
     ``top`` (``[entity id, name, papers in the community]``, up to eight), ``size``, ``papers``,
     ``x``/``y`` (the centre of its members), ``year`` (mean year of its papers, or ``None``),
-    ``yearMin``/``yearMax``. Communities past ``max_communities`` are pooled into one entry
+    ``yearMin``/``yearMax``, ``periods`` (what it was about when: see :func:`_periods`). Communities past ``max_communities`` are pooled into one entry
     with ``i`` = -2.
     """
     shown = set(nodes)
@@ -145,10 +145,12 @@ def _describe(g, i, members, label, entities_of, df, papers_total, positions) ->
             years.append(int(g.nodes[p].get("year")))
         except (TypeError, ValueError):
             pass
+    periods = _periods(g, papers, entities_of, df, papers_total)
     return {
         "i": i,
         "name": name,
         "top": top,
+        "periods": periods,
         "size": len(members),
         "papers": len(papers),
         "x": round(sum(xs) / len(xs)) if xs else 0,
@@ -157,3 +159,40 @@ def _describe(g, i, members, label, entities_of, df, papers_total, positions) ->
         "yearMin": min(years) if years else None,
         "yearMax": max(years) if years else None,
     }
+
+
+#: A community's papers are cut into at most this many periods for "what it was about when".
+PERIODS = 3
+
+
+def _periods(g, papers, entities_of, df, papers_total) -> list[list[Any]]:
+    """``[first year, last year, papers, top]`` per period of a community whose dated papers span
+    three years or more: the years cut so that each period holds about the same number of papers,
+    ``top`` its five most distinctive entities (``[entity id, name, papers]``; share in the period
+    times the page-wide IDF, as for the community's name)."""
+    dated = sorted((int(g.nodes[p]["year"]), p) for p in papers if isinstance(g.nodes[p].get("year"), int))
+    years = sorted({y for y, _ in dated})
+    if len(years) < 3 or len(dated) < 2 * PERIODS:
+        return []
+    cuts: list[int] = []
+    for k in range(1, PERIODS):
+        y = dated[k * len(dated) // PERIODS][0]
+        if (not cuts or y > cuts[-1]) and y > years[0]:
+            cuts.append(y)
+    bounds = [years[0], *cuts, years[-1] + 1]
+    general = max(20.0, GENERAL_SHARE * papers_total)
+    out: list[list[Any]] = []
+    for lo, hi in zip(bounds, bounds[1:], strict=False):
+        inside = [p for y, p in dated if lo <= y < hi]
+        if not inside:
+            continue
+        count: Counter[str] = Counter()
+        for p in inside:
+            count.update(entities_of.get(p, ()))
+        scored = sorted(((c / len(inside)) * math.log((papers_total + 1) / (df[e] + 0.5)), c, e)
+                        for e, c in count.items()
+                        if (c >= 2 or len(inside) <= 2) and df[e] <= general and 2 * df[e] <= papers_total)
+        scored.sort(key=lambda t: (-t[0], -t[1], t[2]))
+        top = [[e, str(g.nodes[e].get("name") or e), c] for _s, c, e in scored[:5]]
+        out.append([lo, max(y for y, p in dated if lo <= y < hi), len(inside), top])
+    return out

@@ -19,8 +19,11 @@ Store layout (``v`` 1)::
 
     kinds, types, strings          tables (node labels, edge types, other repeated strings)
     kind[i], name[i], deg[i], sup[i], comm[i]       per node (name null when it equals label)
-    papers: [[i, title, derived, year, venue, authors, keywords, abstract, mentions, source]]
+    yr[i]                          per node: a paper's year, an entity's mean year of its papers, or null
+    papers: [[i, title, derived, year, venue, authors, keywords, abstract, mentions, source, results]]
         (title 1: the same as the name; null: none given)
+        results: [[value start, value end, sentence start, sentence end, name, method, baseline]]
+            (offsets into the abstract; method and baseline "" when unknown)
         mentions flat: s, e, label (string index), entity (node index, or -1-k for ext[k])
     entities: [[i, aliases, support, mentionCount, papersTotal]]   (aliases null: [name])
     ext: [id, name or null] of entities not on the page that mentions or shared lists name
@@ -47,7 +50,8 @@ STORE_VERSION = 1
 #: element of type application/octet-stream, which the browser never parses as JavaScript.
 COMPRESS_ABOVE = 500_000
 
-_PAPER_KEYS = ("paperTitle", "titleDerived", "year", "venue", "authors", "keywords", "abstract", "mentions", "source")
+_PAPER_KEYS = ("paperTitle", "titleDerived", "year", "venue", "authors", "keywords", "abstract", "mentions", "source",
+               "results")
 
 
 class _Table:
@@ -96,7 +100,7 @@ def pack(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[list
             ext_names[ext[eid]] = name
         return -1 - ext[eid]
 
-    vis_nodes, kind, name, deg, sup, comm = [], [], [], [], [], []
+    vis_nodes, kind, name, deg, sup, comm, yr = [], [], [], [], [], [], []
     papers, entities = [], []
     abstracts: dict[str, str] = {}
     for i, n in enumerate(nodes):
@@ -107,6 +111,7 @@ def pack(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[list
         deg.append(n["deg"])
         sup.append(n["sup"])
         comm.append(n["comm"])
+        yr.append(n.get("yr"))
         if n["kind"] == "Paper":
             abstract = n.get("abstract") or ""
             abstracts[n["id"]] = abstract
@@ -127,6 +132,7 @@ def pack(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[list
                 abstract,
                 flat,
                 n.get("source"),
+                [list(r) for r in n.get("results") or []],
             ])
         else:
             aliases = n.get("aliases") or []
@@ -172,7 +178,7 @@ def pack(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[list
         "kinds": kinds.items,
         "types": types.items,
         "strings": strings.items,
-        "kind": kind, "name": name, "deg": deg, "sup": sup, "comm": comm,
+        "kind": kind, "name": name, "deg": deg, "sup": sup, "comm": comm, "yr": yr,
         "papers": papers,
         "entities": entities,
         "ext": [[eid, ext_names[k]] for eid, k in ext.items()],
@@ -200,6 +206,7 @@ def unpack(vis_nodes: list[dict[str, Any]], store: dict[str, Any]) -> tuple[list
             "y": v["y"], "lc": v["color"], "kind": kinds[store["kind"][i]],
             "name": store["name"][i] if store["name"][i] is not None else v["label"],
             "deg": store["deg"][i], "sup": store["sup"][i], "comm": store["comm"][i],
+            "yr": (store.get("yr") or [None] * len(vis_nodes))[i],
         })
 
     def entity_id(r: int) -> str:
@@ -217,7 +224,7 @@ def unpack(vis_nodes: list[dict[str, Any]], store: dict[str, Any]) -> tuple[list
             mentions.append([flat[j], flat[j + 1], strings[flat[j + 2]], *([eid] if eid else [])])
         n.update(paperTitle=n["name"] if p[1] == 1 else p[1], titleDerived=bool(p[2]), year=p[3],
                  venue=strings[p[4]] if p[4] >= 0 else None, authors=p[5], keywords=p[6], abstract=p[7],
-                 mentions=mentions, source=p[9])
+                 mentions=mentions, source=p[9], results=p[10] if len(p) > 10 else [])
     for ent in store["entities"]:
         n = nodes[ent[0]]
         n.update(aliases=ent[1] if ent[1] is not None else [n["name"]], support=ent[2], mentionCount=ent[3],
@@ -306,11 +313,11 @@ def split_details(store: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]
     rows), and those, aligned with ``store["papers"]``, ``store["entities"]`` and the edges.
     :func:`merge_details` puts them back."""
     core = dict(store)
-    core["papers"] = [p[:5] + [[], [], "", [], None] for p in store["papers"]]
+    core["papers"] = [p[:5] + [[], [], "", [], None, []] for p in store["papers"]]
     core["entities"] = [[e[0], None, *e[2:]] for e in store["entities"]]
     core["edges"] = dict(store["edges"], ev=[None] * len(store["edges"]["ev"]))
     details = {
-        "papers": [p[5:10] for p in store["papers"]],
+        "papers": [p[5:11] for p in store["papers"]],
         "aliases": [e[1] for e in store["entities"]],
         "ev": store["edges"]["ev"],
     }

@@ -18,9 +18,11 @@ from extractors import extract
 from .corpus import CorpusStats, read_corpus
 from .errors import BadRecord, CorpusError
 from .graph import KnowledgeGraph, build_graph
-from .model import Mention, Paper, RelationMention
+from .model import Mention, Paper, RelationMention, ResultMention
 from .records import LIMITS, Limits
 from .resolve import resolve, resolve_relations
+from .results import add_result_nodes
+from .trends import annotate_years
 
 __all__ = ["BuildSummary", "BuildResult", "build", "build_from_papers"]
 
@@ -37,6 +39,7 @@ class BuildSummary:
     characters_removed: int = 0
     mentions: int = 0
     mentions_dropped: int = 0
+    results: int = 0
     entities: dict[str, int] = field(default_factory=dict)
     mentions_by_label: dict[str, int] = field(default_factory=dict)
     edges: dict[str, int] = field(default_factory=dict)
@@ -73,6 +76,7 @@ def build_from_papers(papers: Iterable[Paper], nlp: Language, *, batch_size: int
     kept: list[Paper] = []
     extracted: list[tuple[Paper, list[Mention]]] = []
     relation_mentions: list[RelationMention] = []
+    result_mentions: list[ResultMention] = []
     by_label: dict[str, int] = {}
     too_long = 0
     dropped = 0
@@ -96,6 +100,7 @@ def build_from_papers(papers: Iterable[Paper], nlp: Language, *, batch_size: int
         kept.append(paper)
         extracted.append((paper, mentions))
         relation_mentions.extend(item.relations)
+        result_mentions.extend(item.results)
         for m in mentions:
             by_label[m.label] = by_label.get(m.label, 0) + 1
         if on_paper is not None:
@@ -104,6 +109,8 @@ def build_from_papers(papers: Iterable[Paper], nlp: Language, *, batch_size: int
     resolution = resolve(extracted)
     relations = resolve_relations(relation_mentions, resolution)
     graph = KnowledgeGraph(build_graph(kept, resolution, relations, related_k=related_k))
+    results = add_result_nodes(graph.nx, result_mentions, resolution)
+    annotate_years(graph.nx)  # first_year, papers_by_year, mean_year on entities of dated papers
     seconds = time.perf_counter() - start
     stats = graph.stats()
     summary = BuildSummary(
@@ -111,6 +118,7 @@ def build_from_papers(papers: Iterable[Paper], nlp: Language, *, batch_size: int
         skipped=too_long,
         mentions=sum(len(ms) for _, ms in extracted),
         mentions_dropped=dropped,
+        results=results,
         entities=stats["entities"],
         mentions_by_label=dict(sorted(by_label.items())),
         edges=stats["edges"],

@@ -184,6 +184,8 @@ def _print_summary(summary, out: Path, html: bool, *, wrote: bool = True) -> Non
     entities = ", ".join(f"{k} {v:,}" for k, v in summary.entities.items())
     table.add_row("entities", f"{sum(summary.entities.values()):,} ({entities})")
     table.add_row("edges", ", ".join(f"{k} {v:,}" for k, v in summary.edges.items()))
+    if summary.results:
+        table.add_row("results", f"{summary.results:,} numeric results stated (kg results GRAPH)")
     table.add_row("seconds", f"{summary.seconds:.2f} (extraction {summary.extract_seconds:.2f})")
     table.add_row("abstracts/s", f"{summary.abstracts_per_second:,.1f}")
     files = ["graph.json", "graph.graphml", "merges.jsonl", "summary.json"] + (["graph.html"] if html else [])
@@ -225,6 +227,97 @@ def stats_cli(
         console.print(f"[bold]{label}[/]: " + "; ".join(f"{escape(name)} ({s})" for name, s in rows), highlight=False)
 
 
+@app.command("results")
+def results_cli(
+    graph: Annotated[Path, typer.Argument(help="A graph.json written by kg build.")],
+    dataset: Annotated[Optional[str], typer.Option("--dataset", help="Only results on this data set (name or alias).")] = None,
+    metric: Annotated[Optional[str], typer.Option("--metric", help="Only results measured by this metric (name or alias).")] = None,
+    task: Annotated[Optional[str], typer.Option("--task", help="Only results on this task.")] = None,
+    kind: Annotated[str, typer.Option("--kind", help="score (comparable across papers), improvement, reduction, speedup, or all.")] = "score",
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Rows to print (0: all).")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines, one result each.")] = False,
+) -> None:
+    """A leaderboard from the results papers state: ranked by value, with paper, method and the sentence."""
+    from .graph import KnowledgeGraph
+    from .schema import RESULT_KINDS
+    from .results import display_value, leaderboard
+
+    if kind != "all" and kind not in RESULT_KINDS:
+        raise KgError(f"--kind {kind!r} is not one of {', '.join(RESULT_KINDS)}, all")
+    g = KnowledgeGraph.load(graph)
+    rows = leaderboard(g.nx, dataset=dataset, metric=metric, task=task, kind=None if kind == "all" else kind)
+    shown = rows[:limit] if limit > 0 else rows
+    if as_json:
+        for row in shown:
+            typer.echo(json.dumps(row.to_dict(), ensure_ascii=False))
+        return
+    if not rows:
+        total = g.stats().get("results", 0)
+        err_console.print(f"no {'' if kind == 'all' else kind + ' '}results match (the graph has {total:,} results in all)",
+                          highlight=False)
+        return
+    title = " ".join(part for part in ("results", f"on {dataset}" if dataset else "", f"by {metric}" if metric else "",
+                                       f"for {task}" if task else "") if part)
+    table = Table(title=f"{title} ({len(rows):,}, best first)", show_lines=False)
+    for column in ("#", "value", "metric", "dataset", "method", "paper", "evidence"):
+        table.add_column(column, overflow="fold")
+    for i, row in enumerate(shown, start=1):
+        value = display_value(row.value, row.unit)
+        if row.kind != "score":
+            value = f"{row.kind} {value}" + (f" over {row.baseline}" if row.baseline else "")
+        if row.qualifier:
+            value = f"{row.qualifier} {value}"
+        table.add_row(str(i), escape(value), escape(row.metric), escape(row.dataset or "-"), escape(row.method or "-"),
+                      escape(row.paper_name[:60]), escape(row.sentence))
+    console.print(table)
+
+
+@app.command("trends")
+def trends_cli(
+    graph: Annotated[Path, typer.Argument(help="A graph.json written by kg build from a corpus with years.")],
+    label: Annotated[Optional[str], typer.Option("--label", "-l", help="Only this label: Method, Dataset, Task or Metric.")] = None,
+    since: Annotated[Optional[int], typer.Option("--since", help="First year of the window.")] = None,
+    until: Annotated[Optional[int], typer.Option("--until", help="Last year of the window.")] = None,
+    top: Annotated[int, typer.Option("--top", "-n", help="Rising and fading entities listed per label.")] = 10,
+    min_papers: Annotated[int, typer.Option("--min-papers", help="Leave out entities in fewer papers of the window.")] = 5,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object: every entity's course and the year totals.")] = False,
+) -> None:
+    """Which entities rise and fade: papers per year normalised by the year's paper count, first year, rise."""
+    from .graph import KnowledgeGraph
+    from .trends import ENTITY_KINDS, trends, year_totals
+
+    if label is not None:
+        matches = [k for k in ENTITY_KINDS if k.lower() == label.lower()]
+        if not matches:
+            raise KgError(f"--label {label!r} is not one of {', '.join(ENTITY_KINDS)}")
+        label = matches[0]
+    g = KnowledgeGraph.load(graph)
+    try:
+        found = trends(g.nx, label=label, since=since, until=until, min_papers=min_papers)
+    except ValueError as exc:
+        raise KgError(f"{graph}: {exc}") from None
+    totals = {y: c for y, c in year_totals(g.nx).items() if (since is None or y >= since) and (until is None or y <= until)}
+    if as_json:
+        typer.echo(json.dumps({"papers_by_year": {str(y): c for y, c in totals.items()},
+                               "entities": [t.to_dict() for t in found]}, ensure_ascii=False))
+        return
+    console.print(f"papers per year: " + ", ".join(f"{y} {c:,}" for y, c in totals.items()), highlight=False)
+    for kind in ([label] if label else ENTITY_KINDS):
+        rows = [t for t in found if t.label == kind]
+        if not rows:
+            continue
+        for title, chosen in (("rising", rows[:top]), ("fading", [t for t in reversed(rows) if t.rise < 0][:top])):
+            if not chosen:
+                continue
+            table = Table(title=f"{kind}: {title} (share of the year's papers, %)", box=None)
+            for column in ("name", "first", "papers", "rise/yr", "share by year"):
+                table.add_column(column)
+            for t in chosen:
+                shares = " ".join(f"{str(y)[-2:]}:{s:.1f}" for y, s in t.shares.items())
+                table.add_row(escape(t.name), str(t.first_year), str(t.papers), f"{t.rise:+.2f}", shares)
+            console.print(table)
+
+
 @app.command("explain")
 def explain_cli(
     name: Annotated[str, typer.Argument(metavar="NAME", help="An entity name, alias or node id, e.g. LLMs.")],
@@ -255,11 +348,13 @@ def explain_cli(
 @app.command("export")
 def export_cli(
     graph: Annotated[Path, typer.Argument(metavar="GRAPH", help="A graph.json written by kg build.")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="graphml, json, or neo4j-csv (a folder of neo4j-admin import files).")] = "graphml",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="graphml, json, gexf (Gephi, with years for its timeline), vosviewer (VOSviewer map and network JSON), or neo4j-csv (a folder of neo4j-admin import files).")] = "graphml",
     out: Annotated[Optional[Path], typer.Option("--out", "-o", show_default=False, help="Output file (or folder for folder formats); required, so nothing lands in the current folder unasked.")] = None,
 ) -> None:
     """Write a graph in another format."""
     from graph_exports.files import write_graphml, write_json
+    from graph_exports.gexf import write_gexf
+    from graph_exports.vosviewer import write_vosviewer
 
     from .graph import KnowledgeGraph
 
@@ -267,7 +362,8 @@ def export_cli(
         raise KgError("kg export needs --out PATH (-o): the file, or for neo4j-csv the folder, to write")
     g = KnowledgeGraph.load(graph)
     writers: dict[str, Callable[[KnowledgeGraph, Path], Path]] = {
-        "graphml": write_graphml, "json": write_json, "neo4j-csv": _write_neo4j_csv}
+        "graphml": write_graphml, "json": write_json, "gexf": write_gexf, "vosviewer": write_vosviewer,
+        "neo4j-csv": _write_neo4j_csv}
     if fmt not in writers:
         raise KgError(f"--format {fmt!r} is not supported; use one of {', '.join(writers)}")
     path = writers[fmt](g, out)

@@ -11,7 +11,9 @@ Edges are keyed by their type, so a paper has one ``USES`` edge per method howev
 it. Paper -> entity edges carry ``role``, ``count``, ``weight`` and ``evidence`` (sentence, char
 offsets, text, extractor, score, paper id). ``RELATED_TO`` (paper -> paper, smaller id first)
 carries ``weight`` (cosine of the papers' IDF-weighted entities and terms), ``shared`` (entity ids,
-rarest first) and ``shared_terms`` (the words and keywords that add most to the weight). Entity -> entity edges (``USED_FOR``, ``EVALUATES``, ``EVALUATED_ON``, ``IS_A``,
+rarest first) and ``shared_terms`` (the words and keywords that add most to the weight).
+``Result`` nodes (``result:<paper id>:<n>``, see :mod:`kg.results`) hang off their paper by
+``REPORTS_RESULT`` and link to entities by ``ON``, ``MEASURED_BY`` and ``OF``. Entity -> entity edges (``USED_FOR``, ``EVALUATES``, ``EVALUATED_ON``, ``IS_A``,
 ``PART_OF``, ``COMPARED_WITH``) carry ``papers``, ``support``, ``count`` and ``evidence``.
 """
 
@@ -32,7 +34,7 @@ from .atomic import AtomicFiles, atomic_open
 from .errors import GraphError
 from .model import Paper, Relation
 from .resolve import Resolution
-from .schema import ENTITY_NODE_LABELS, LABEL_TO_NODE, PAPER_EDGE_FOR_LABEL, paper_node_id
+from .schema import ENTITY_NODE_LABELS, LABEL_TO_NODE, PAPER_EDGE_FOR_LABEL, RESULT_LABEL, paper_node_id
 
 __all__ = ["SCHEMA_VERSION", "KnowledgeGraph", "paper_node_id", "build_graph", "related_edges", "paper_terms"]
 
@@ -286,6 +288,7 @@ class KnowledgeGraph:
             "papers": nodes.get("Paper", 0),
             "mentions": mentions,
             "entities": {label: nodes.get(label, 0) for label in ENTITY_NODE_LABELS},
+            "results": nodes.get(RESULT_LABEL, 0),
             "edges": dict(sorted(edges.items())),
             "nodes_total": self.nx.number_of_nodes(),
             "edges_total": self.nx.number_of_edges(),

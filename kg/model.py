@@ -15,6 +15,7 @@ __all__ = [
     "RelationMention",
     "Entity",
     "Relation",
+    "ResultMention",
 ]
 
 
@@ -126,3 +127,45 @@ class Relation:
     sentence: str
     extractor: str
     score: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class ResultMention:
+    """A numeric result read from one sentence: ``value`` in ``unit`` ("%", "x", "points" or "")
+    of ``metric``, on ``dataset``, of ``method``, with the sentence as evidence.
+
+    ``kind`` is one of :data:`kg.schema.RESULT_KINDS`; ``baseline`` names what an improvement, reduction or
+    speed-up is over when the sentence says. ``method`` is None with ``own`` True for the paper's
+    own unnamed method. ``*_span`` fields are ``(start, end)`` character offsets into the abstract
+    of the mention behind the field (None when the field came from elsewhere), so the graph can link
+    the result to the entities resolution made of those mentions.
+    """
+
+    paper_id: str
+    value: float
+    unit: str
+    kind: str
+    metric: str
+    text: str
+    start: int
+    end: int
+    sentence: str
+    sent_start: int
+    dataset: str | None = None
+    method: str | None = None
+    own: bool = True
+    task: str | None = None
+    baseline: str | None = None
+    qualifier: str | None = None
+    metric_span: tuple[int, int] | None = None
+    dataset_span: tuple[int, int] | None = None
+    method_span: tuple[int, int] | None = None
+    task_span: tuple[int, int] | None = None
+    extractor: str = "results"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        for name in ("metric_span", "dataset_span", "method_span", "task_span"):
+            if d[name] is not None:
+                d[name] = list(d[name])
+        return d

@@ -31,6 +31,9 @@ __all__ = [
     "PAPER_EDGE_TYPES",
     "ENTITY_EDGE_TYPES",
     "RELATED_TO",
+    "RESULT_LABEL",
+    "RESULT_RELATION_TYPES",
+    "RESULT_KINDS",
     "RELATION_TYPES",
     "SCIERC_LABELS",
     "TDMSCI_LABELS",
@@ -101,8 +104,21 @@ ENTITY_EDGE_TYPES: tuple[str, ...] = (
 )
 #: Paper -> paper: papers that share entities and terms.
 RELATED_TO = "RELATED_TO"
+#: Node label of a numeric result a paper reports (``kg.results``). Not in :data:`NODE_LABELS`:
+#: a Result is no entity, has no name to resolve and is not drawn on the page; it has its own
+#: Neo4j constraint and lives beside its paper.
+RESULT_LABEL = "Result"
+#: Paper -> Result, and Result -> the Dataset it was measured on, the Metric, the Method it is of.
+RESULT_RELATION_TYPES: tuple[str, ...] = ("REPORTS_RESULT", "ON", "MEASURED_BY", "OF")
+#: What a result's value says: a score, an improvement over something, a reduction, a speed-up.
+RESULT_KINDS: tuple[str, ...] = ("score", "improvement", "reduction", "speedup")
 #: Every relationship type of the schema.
-RELATION_TYPES: tuple[str, ...] = (*PAPER_EDGE_TYPES, *ENTITY_EDGE_TYPES, RELATED_TO)
+RELATION_TYPES: tuple[str, ...] = (
+    *PAPER_EDGE_TYPES,
+    *ENTITY_EDGE_TYPES,
+    RELATED_TO,
+    *RESULT_RELATION_TYPES,
+)
 
 # --------------------------------------------------------------------------------------------------
 # the training data's vocabularies and how they map

@@ -44,10 +44,11 @@
     const nodes = raw.nodes.map((v, i) => {
       const comm = st.comm[i];
       const cc = comm >= 0 && comm < palette.length ? palette[comm] : "#b8b8b8";
+      const yr = st.yr ? st.yr[i] : null;
       return {
         id: v.id, label: v.label, shape: v.shape, size: v.size, x: v.x, y: v.y, lc: v.color, cc: cc,
         kind: st.kinds[st.kind[i]], name: st.name[i] !== null ? st.name[i] : v.label,
-        deg: st.deg[i], sup: st.sup[i], comm: comm,
+        deg: st.deg[i], sup: st.sup[i], comm: comm, yr: yr,
         color: { background: meta.colourBy === "community" ? cc : v.color, border: v.color },
       };
     });
@@ -65,7 +66,7 @@
       Object.assign(n, {
         paperTitle: p[1] === 1 ? n.name : p[1], titleDerived: Boolean(p[2]), year: p[3],
         venue: p[4] >= 0 ? st.strings[p[4]] : null, authors: p[5], keywords: p[6], abstract: p[7],
-        mentions: mentions, source: p[9],
+        mentions: mentions, source: p[9], results: p[10] || [],
       });
     }
     marks.papers = performance.now();
@@ -149,13 +150,13 @@
     function mergeDetails(d) {
       st.papers.forEach((p, k) => {
         const n = nodes[p[0]];
-        const [authors, keywords, abstract, flat, source] = d.papers[k];
+        const [authors, keywords, abstract, flat, source, results] = d.papers[k];
         const mentions = [];
         for (let j = 0; j < flat.length; j += 4) {
           const eid = entityId(flat[j + 3]);
           mentions.push(eid ? [flat[j], flat[j + 1], st.strings[flat[j + 2]], eid] : [flat[j], flat[j + 1], st.strings[flat[j + 2]]]);
         }
-        Object.assign(n, { authors: authors, keywords: keywords, abstract: abstract, mentions: mentions, source: source });
+        Object.assign(n, { authors: authors, keywords: keywords, abstract: abstract, mentions: mentions, source: source, results: results || [] });
       });
       st.entities.forEach((e, k) => {
         const n = nodes[e[0]];
@@ -172,6 +173,11 @@
   const DATA = unpackData(window.KG_DATA);
   const unpackMs = performance.now() - unpackStart;
   const META = DATA.meta;
+  /* [first, last] (mean) year of the nodes, for colouring by year; null when nothing is dated. */
+  const YEARS = (() => {
+    const ys = DATA.nodes.map((n) => n.yr).filter((y) => y !== null && y !== undefined);
+    return ys.length ? [Math.min(...ys), Math.max(...ys)] : null;
+  })();
   const LABEL_COLORS = META.labelColors || {};
   const LABEL_SHAPES = META.labelShapes || {};
 
@@ -384,7 +390,7 @@
     for (const n of DATA.nodes) {
       if (!present.has(n.id)) continue;
       const hidden = state.hiddenLabels.has(n.kind);
-      const fill = state.colourBy === "community" ? n.cc : n.lc;
+      const fill = fillOf(n);
       const size = sizeOf(n);
       const key = fill + "|" + hidden + "|" + size;
       if (painted.get(n.id) === key) continue;
@@ -780,6 +786,24 @@
     return out;
   }
 
+  /* The numeric results the paper states (kg results): what, whose, over what, and the sentence
+     with the value marked. Rows: [value s, value e, sentence s, sentence e, name, method, baseline]. */
+  function resultsSection(n) {
+    const cps = Array.from(String(n.abstract || ""));
+    const cut = (a, b) => cps.slice(a, b).join("");
+    const items = n.results.map((r) => {
+      const [vs, ve, ss, se, name, method, baseline] = r;
+      const head = [el("b", { text: name })];
+      if (method) head.push(el("span", { text: " · " + method }));
+      if (baseline) head.push(el("span", { class: "kg-muted", text: " · over " + baseline }));
+      const sentence = el("div", { class: "kg-result-evidence kg-muted" }, [
+        cut(ss, vs), el("mark", { text: cut(vs, ve) }), cut(ve, se),
+      ]);
+      return el("li", { class: "kg-result" }, [el("div", {}, head), sentence]);
+    });
+    return [el("h4", { text: "Results (" + fmt(n.results.length) + ")" }), el("ul", { class: "kg-results" }, items)];
+  }
+
   function paperPanel(n) {
     const parts = [kindChip("Paper"), el("h3", { text: n.paperTitle || n.name })];
     if (n.titleDerived || !n.paperTitle) parts.push(el("div", { class: "kg-meta kg-muted", text: "title derived from the abstract" }));
@@ -794,6 +818,7 @@
         el("button", { type: "button", id: "kg-map-open", onclick: () => openMap(n.id) }, ["Map around this paper (" + fmt(related(n.id).size) + " related)"]),
       ]));
     }
+    if (kg.detailsReady && n.results && n.results.length) parts.push(...resultsSection(n));
     parts.push(...linksSection(n.id));
     parts.push(el("div", { class: "kg-meta kg-muted", text: n.id + (n.source ? " · " + n.source : "") }));
     return parts;
@@ -993,9 +1018,9 @@
       const add = shownMembers(i).concat(must ? [must] : []).filter((n, k, list) => !present.has(n.id) && list.findIndex((m) => m.id === n.id) === k);
       for (const n of add) {
         present.add(n.id);
-        painted.set(n.id, (state.colourBy === "community" ? n.cc : n.lc) + "|false|" + sizeOf(n));
+        painted.set(n.id, fillOf(n) + "|false|" + sizeOf(n));
       }
-      nodes.add(add.map((n) => Object.assign(visNode(n), { size: sizeOf(n), hidden: state.hiddenLabels.has(n.kind), color: { background: state.colourBy === "community" ? n.cc : n.lc, border: n.lc } })));
+      nodes.add(add.map((n) => Object.assign(visNode(n), { size: sizeOf(n), hidden: state.hiddenLabels.has(n.kind), color: { background: fillOf(n), border: n.lc } })));
       addEdgesOf(add.map((n) => n.id));
     }
     if (show) {
@@ -1045,6 +1070,13 @@
     if (c.top && c.top.length) {
       parts.push(el("h4", { text: "Distinctive entities (papers here)" }));
       parts.push(el("div", {}, c.top.map(([eid, name, count]) => el("span", { class: "kg-chip" }, [nodeLink(eid, name), " " + fmt(count)]))));
+    }
+    if (c.periods && c.periods.length) {
+      parts.push(el("h4", { text: "By period (distinctive entities, papers)" }));
+      for (const [lo, hi, n, top] of c.periods) {
+        const chips = top.map(([eid, name, count]) => el("span", { class: "kg-chip" }, [nodeLink(eid, name), " " + fmt(count)]));
+        parts.push(el("div", { class: "kg-period" }, [el("b", { text: (lo === hi ? String(lo) : lo + "–" + hi) + " (" + fmt(n) + "): " }), ...chips]));
+      }
     }
     const papers = membersOf(c.i).filter((n) => n.kind === "Paper").sort((a, b) => (b.deg || 0) - (a.deg || 0) || (a.id < b.id ? -1 : 1));
     parts.push(el("h4", { text: "Papers (" + fmt(papers.length) + "), most connected first" }));
@@ -1151,6 +1183,15 @@
     updateCommunityNote();
   }
 
+  /* Fill colour of a node: its label, its community, or its (mean) year on the ramp the overview
+     uses (light: early, dark: late; grey when undated). */
+  function fillOf(n) {
+    if (state.colourBy === "community") return n.cc;
+    if (state.colourBy !== "year") return n.lc;
+    if (n.yr === null || n.yr === undefined || !YEARS) return "#d0d0d0";
+    return yearColour(n.yr, YEARS[0], YEARS[1]);
+  }
+
   function updateCommunityNote() {
     const note = document.getElementById("kg-community-note");
     if (state.colourBy === "community") {
@@ -1163,6 +1204,11 @@
         }
       }
       note.textContent = text;
+      note.hidden = false;
+    } else if (state.colourBy === "year") {
+      note.textContent = YEARS ? "Fill colour: a paper's year, an entity's mean year of its papers, from " +
+        YEARS[0].toFixed(0) + " (light) to " + YEARS[1].toFixed(0) + " (dark); grey: no year. Shape and border: label."
+        : "No paper on the page has a year: every node is grey.";
       note.hidden = false;
     } else {
       note.hidden = true;
@@ -1614,7 +1660,7 @@
   // start
 
   // what vis-network was given, so the first repaint sends nothing
-  for (const n of DATA.nodes) painted.set(n.id, (META.colourBy === "community" ? n.cc : n.lc) + "|false|" + sizeOf(n));
+  for (const n of DATA.nodes) painted.set(n.id, fillOf(n) + "|false|" + sizeOf(n));
   buildLegend();
   buildSummary();
   updateOverviewNote();

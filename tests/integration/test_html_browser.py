@@ -553,3 +553,33 @@ def test_overview_opens_on_named_communities_that_open_into_their_members(browse
     page.evaluate("kg.showOverview()")
     assert page.evaluate("kg.nodes.length") == len(communities)
     assert page.console_errors() == []
+
+
+# --- results in the paper panel; colour by year --------------------------------------------------
+
+def test_paper_panel_lists_results_and_colour_by_year_paints_by_year(browser, tmp_path, nlp):
+    from kg.build import build_from_papers
+    from kg.model import Paper
+
+    papers = [Paper(id="a1", year=2016, title="FARTrack", abstract=(
+                  "We propose FARTrack, a fast visual tracker. FARTrack achieves an AO of 70.6% on GOT-10k in "
+                  "real-time.")),
+              Paper(id="a2", year=2019, title="SlowTrack", abstract=(
+                  "We present SlowTrack for visual tracking. SlowTrack reaches an AO of 65.2% on GOT-10k."))]
+    g = build_from_papers(papers, nlp).graph
+    path = write_html(g, tmp_path / "results.html")
+    page = open_page(browser, path)
+    assert page.evaluate("kg.data.nodes.some((n) => n.kind === 'Result')") is False
+    page.evaluate("kg.selectNode('paper:a1')")
+    text = page.wait_for("(() => { const p = document.getElementById('kg-panel'); "
+                         "return p && p.innerText.includes('RESULTS') ? p.innerText : ''; })()")
+    assert "70.6% AO on GOT-10k" in text and "FARTrack achieves an AO of 70.6% on GOT-10k" in text
+    assert page.evaluate("document.querySelector('.kg-result mark').textContent") == "70.6%"
+    page.evaluate("(() => { const s = document.getElementById('kg-colour-by'); s.value = 'year'; "
+                  "s.dispatchEvent(new Event('change')); })()")
+    time.sleep(0.3)
+    fills = page.evaluate("Object.fromEntries(kg.network.body.data.nodes.get().map((n) => [n.id, n.color.background]))")
+    assert fills["paper:a1"] != fills["paper:a2"]  # 2016 and 2019: the two ends of the ramp
+    assert "2016 (light) to 2019 (dark)" in page.evaluate("document.getElementById('kg-community-note').textContent")
+    page.screenshot(ARTIFACTS / "results-panel-year.png")
+    assert_offline_and_clean(page, path)

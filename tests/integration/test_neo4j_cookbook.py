@@ -18,6 +18,7 @@ pytestmark = pytest.mark.neo4j
 
 COOKBOOK = Path(__file__).resolve().parents[2] / "docs" / "neo4j.md"
 PAPER_RELS = ("PROPOSES", "USES", "EVALUATES_ON", "ADDRESSES", "REPORTS")
+ENTITY_KINDS = ("Method", "Dataset", "Task", "Metric")
 
 
 def cookbook() -> dict[str, tuple[str, dict]]:
@@ -182,7 +183,7 @@ def test_top_entities(loaded):
     G = loaded[2]
     by_label: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for n, d in G.nodes(data=True):
-        if d["label"] != "Paper":
+        if d["label"] in ENTITY_KINDS:
             support = len({u for u, _, k in G.in_edges(n, keys=True) if k in PAPER_RELS})
             assert support == d["support"], n      # the support Neo4j recomputes equals the graph's
             by_label[d["label"]].append((support, d["name"]))
@@ -230,7 +231,7 @@ def test_paper_profile(loaded):
     (paper,) = [n for n, d in G.nodes(data=True) if d["label"] == "Paper" and d["name"] == name]
     grouped: dict[str, list[str]] = defaultdict(list)
     for _, e, k in G.out_edges(paper, keys=True):
-        if k != "RELATED_TO":
+        if G.nodes[e]["label"] in ENTITY_KINDS:
             grouped[k].append(G.nodes[e]["name"])
     expected = [{"relation": k, "entities": sorted(v)} for k, v in sorted(grouped.items())]
     assert any(r["relation"] == "PROPOSES" for r in expected)
@@ -242,7 +243,7 @@ def test_long_tail(loaded):
     total: Counter[str] = Counter()
     once: Counter[str] = Counter()
     for _, d in G.nodes(data=True):
-        if d["label"] != "Paper":
+        if d["label"] in ENTITY_KINDS:
             total[d["label"]] += 1
             once[d["label"]] += d["support"] == 1
     expected = [{"label": k, "entities": total[k], "named_once": once[k]} for k in sorted(total)]
@@ -258,3 +259,17 @@ def test_papers_with_method_and_task(loaded):
     expected = sorted((G.nodes[p]["name"], p) for p in both)
     assert expected
     assert [(r["paper"], r["id"]) for r in run(loaded, "papers_with_method_and_task")] == expected
+
+
+def test_leaderboard(loaded):
+    from kg.results import leaderboard
+
+    G = loaded[2]
+    params = QUERIES["leaderboard"][1]
+    rows = sorted(leaderboard(G, dataset=params["dataset"], metric=params["metric"]),
+                  key=lambda r: (r.metric.lower(), -r.value, r.paper_name))
+    expected = [(r.metric, r.value, r.dataset, r.method, r.paper_name, r.sentence) for r in rows]
+    got = run(loaded, "leaderboard")
+    assert len(got) >= 2  # the example corpus states a few scores
+    assert [(r["metric"], r["value"], r["dataset"], r["method"], r["paper"], r["evidence"]) for r in got] == expected
+    assert all(f"{r['value']:g}" in r["evidence"] for r in got)  # each value is read from its sentence

@@ -45,6 +45,6 @@ def test_neo4j_admin_import_of_the_csv_files_matches_a_push(tmp_path, neo4j_inst
     with kg_neo4j.open_driver(fresh.uri) as imported_driver:
         imported = dump(imported_driver, "neo4j")
         constraints, _, _ = imported_driver.execute_query("SHOW CONSTRAINTS YIELD name RETURN name")
-    assert len(constraints) == 6
+    assert len(constraints) == 7  # one unique id per label: Paper, the four entity labels, Entity, Result
     assert len(imported["nodes"]) == 8 and len(imported["relationships"]) == 14
     assert _without_empty_lists(imported) == _without_empty_lists(pushed)

@@ -26,7 +26,7 @@ def test_push_sets_up_constraints_and_fulltext_index_first(bare_neo4j):
     kg_neo4j.push(corpus_a(), driver, database=db)
     constraints = _value(driver, db, "SHOW CONSTRAINTS YIELD labelsOrTypes, properties, type RETURN *")
     unique = {(c["labelsOrTypes"][0], c["properties"][0]) for c in constraints if c["type"] == "UNIQUENESS"}
-    assert unique == {(label, "id") for label in ("Paper", "Method", "Dataset", "Task", "Metric", "Entity")}
+    assert unique == {(label, "id") for label in ("Paper", "Method", "Dataset", "Task", "Metric", "Entity", "Result")}
     fulltext = _value(driver, db, "SHOW FULLTEXT INDEXES YIELD name, labelsOrTypes, properties RETURN *")
     assert fulltext == [{"name": "entity_names", "labelsOrTypes": ["Entity"], "properties": ["name", "aliases"]}]
 

@@ -79,7 +79,9 @@ def test_cypher_builders_take_labels_only_from_the_schema():
         cypher.merge_entity_nodes("Method {id: 1}) DETACH DELETE n //")
     with pytest.raises(ValueError):
         cypher.merge_relationships("USES]->() DELETE r //", "Paper", "Method")
-    assert len(cypher.schema_statements()) == 7
+    # one unique-id constraint per label (Paper, four entity labels, Entity, Result) and the full-text index
+    assert len(cypher.schema_statements()) == 8
+    assert any("FOR (n:Result) REQUIRE n.id IS UNIQUE" in s for s in cypher.schema_statements())
 
 
 def test_neo4j_csv_headers_and_arrays():

@@ -1,0 +1,839 @@
+"""Numeric results tied to a sentence's entities (``kg_results``): "achieves an AO of 70.6% on
+GOT-10k", "improves accuracy by 4.3 points over GPTQ", "2.1x faster than FlashAttention".
+
+Rules over tokens, no parser: a ``Matcher`` finds values (a number with ``%``, ``x``/``times``,
+``points``, or a decimal), a ``PhraseMatcher`` over the metric gazetteer finds metrics the NER
+missed, and the mentions ``kg_mentions`` chose give datasets, methods, tasks and baselines. A value
+is written only when a metric sits right beside it ("70.6% AO", "AO of 70.6%", "accuracy by 4.3
+points", "2.1x speedup"), the sentence assigns it without "respectively", and it is not part of a
+name ("GPT-3.5", "CIFAR-10") or a size ("7B"): precision first, a record that is not sure is not
+written. Records go to ``doc.user_data["kg_results"]`` as plain dicts (see
+:class:`kg.model.ResultMention` for the fields).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from spacy.language import Language
+from spacy.matcher import Matcher, PhraseMatcher
+from spacy.tokens import Doc, Span, Token
+from spacy.util import filter_spans
+
+from .component import Stateless
+from .mentions import MENTIONS_KEY
+from .rules import load_gazetteer
+
+__all__ = ["RESULTS_KEY", "ResultReader", "parse_value"]
+
+RESULTS_KEY = "kg_results"
+_NUM = r"^[+]?\d+(?:\.\d+)?$"
+_FACTOR = r"^\d+(?:\.\d+)?[x×]$"
+_DECIMAL = r"^[+]?\d*\.\d+$"
+
+#: Speed and cost words a factor or a reduction measures ("2.1x faster", "40% less memory").
+SPEED_WORDS = {
+    "faster": "speed",
+    "speedup": "speed",
+    "speed-up": "speed",
+    "speedups": "speed",
+    "acceleration": "speed",
+    "throughput": "throughput",
+    "latency": "latency",
+    "memory": "memory",
+    "flops": "FLOPs",
+    "cost": "cost",
+    "costs": "cost",
+    "parameters": "parameters",
+    "compute": "compute",
+    "inference": "speed",
+    "training": "training time",
+    "time": "time",
+    "energy": "energy",
+    "tokens": "tokens",
+    "communication": "communication",
+    "storage": "storage",
+}
+_IMPROVE = frozenset(
+    "improve improves improved improving improvement improvements gain gains boost boosts "
+    "boosted boosting outperform outperforms outperformed outperforming surpass surpasses "
+    "surpassing exceed exceeds exceeding higher increase increases increased increasing "
+    "better margin advance advances raising raises raise lifts lifting enhancement "
+    "enhances enhancing uplift".split()
+)
+#: Comparison verbs that make a value an improvement only with "by" ("outperforms X by 4%").
+_NEEDS_BY = frozenset(
+    "outperform outperforms outperformed outperforming surpass surpasses surpassing exceed "
+    "exceeds exceeding beats beating beat".split()
+)
+_REDUCE = frozenset(
+    "reduce reduces reduced reducing reduction reductions lower lowers lowering less fewer "
+    "decrease decreases decreased decreasing cut cuts cutting saving savings saves save "
+    "smaller drop compression compresses".split()
+)
+_SPEED = frozenset(
+    "faster speedup speed-up speedups acceleration accelerates accelerating accelerate "
+    "speeds speeding".split()
+)
+#: Words a sentence uses about other people's results; with none of "we/our/proposed" they make
+#: the paper's own method unsure.
+_OTHERS = frozenset(
+    "existing current prior previous state-of-the-art sota baseline baselines humans human "
+    "best frontier leading even only strongest top proprietary open-source "
+    "commercial".split()
+)
+_OWN = frozenset("we our ours proposed it this".split())
+_EVIDENCE = frozenset(
+    "experiments experiment results evaluations evaluation empirically empirical "
+    "achieves achieve achieving attains attaining obtains reaching reaches yields "
+    "yielding delivers delivering sets setting demonstrate demonstrates show shows".split()
+)
+_BETWEEN_LEFT = frozenset(
+    "of by : = an a to up reaching reach reaches at is was with over nearly about around "
+    "approximately roughly average averaged mean absolute relative score scores "
+    "gain gains improvement improvements increase boost up-to".split()
+)
+_BETWEEN_RIGHT = frozenset(
+    "absolute relative average averaged mean higher better lower top-1 overall "
+    "improvement improvements gain gains increase boost in of".split()
+)
+_BASELINE_CUES = frozenset(
+    "over than vs vs. versus outperforms outperforming outperform outperformed surpasses "
+    "surpassing surpass beats beating".split()
+)
+_QUALIFIERS = {
+    "up to": "up to",
+    "over": "over",
+    "exceeding": "over",
+    "exceeds": "over",
+    "surpassing": "over",
+    "more than": "over",
+    "nearly": "nearly",
+    "about": "about",
+    "around": "about",
+    "approximately": "about",
+    "roughly": "about",
+    "average": "average",
+    "at least": "at least",
+    "an average of": "average",
+    "on average": "average",
+}
+_SIZE_WORDS = frozenset(
+    "b m k billion million thousand gb mb kb hours hour days minutes seconds ms s epochs "
+    "steps samples examples images tokens languages tasks datasets benchmarks models "
+    "layers parameters params points".split()
+)
+_STOP_BASELINE = frozenset(", . ; : ( ) by on in across with while and at for , which".split())
+
+
+#: Metrics the gazetteer does not list, seen in abstracts' result sentences.
+EXTRA_METRICS = frozenset(
+    {
+        "AO",
+        "success rate",
+        "success rates",
+        "pass rate",
+        "pass@1",
+        "Pass@1",
+        "win rate",
+        "win rates",
+        "Elo",
+        "NDCG",
+        "nDCG",
+        "MRR",
+        "Hits@1",
+        "Hits@10",
+        "Recall@1",
+        "R@1",
+        "error rate",
+        "error rates",
+        "ECE",
+        "SPL",
+        "accuracies",
+        "exact match",
+        "F1-score",
+        "macro F1",
+        "AUROC",
+        "AUPR",
+        "mIoU",
+        "PSNR",
+        "SSIM",
+        "CLIP score",
+        "top-1 accuracy",
+        "Top-1 accuracy",
+        "top-5 accuracy",
+        "BLEU",
+        "chrF",
+        "COMET",
+        "ROUGE-L",
+        "Spearman",
+        "Pearson correlation",
+        "correlation",
+        "MAPE",
+        "CRPS",
+        "Sharpe ratio",
+        "reward",
+        "rewards",
+        "return",
+        "returns",
+        "hit rate",
+        "attack success rate",
+        "ASR",
+        "EER",
+        "HD95",
+        "Dice",
+        "mAP",
+        "AP",
+        "NDS",
+        "ADE",
+        "FDE",
+        "perplexity",
+        "FID",
+        "IS",
+        "WER",
+        "CER",
+        "RMSE",
+        "MAE",
+        "MSE",
+        "NMSE",
+        "relative error",
+        "L2 error",
+        "accuracy",
+        "precision",
+        "recall",
+        "coverage",
+        "fidelity",
+        "agreement",
+        "consistency",
+    }
+)
+#: "an AO of 70.6%": a short capitalised name between an article and "of" + number is a metric.
+_ACRONYM = re.compile(r"^[A-Z][A-Za-z0-9@\-]{1,7}$")
+
+
+def parse_value(text: str) -> float | None:
+    """The number of a value token ("+4.3" -> 4.3, "2.1x" -> 2.1), None if it has none."""
+    match = re.search(r"\d+(?:\.\d+)?|\.\d+", text)
+    return float(match.group()) if match else None
+
+
+@dataclass
+class _Mention:
+    label: str
+    text: str
+    start: int  # token indices
+    end: int
+    start_char: int
+    end_char: int
+    role: str
+
+
+@Language.factory("kg_results", default_config={})
+def make_result_reader(nlp: Language, name: str) -> ResultReader:
+    return ResultReader(nlp, name)
+
+
+class ResultReader(Stateless):
+    """Write each sentence's sure numeric results to ``doc.user_data["kg_results"]``."""
+
+    def __init__(self, nlp: Language, name: str = "kg_results"):
+        self.name = name
+        self.values = Matcher(nlp.vocab)
+        num = {"TEXT": {"REGEX": _NUM}}
+        self.values.add("PERCENT", [[num, {"ORTH": "%"}]])
+        self.values.add(
+            "FACTOR",
+            [
+                [{"TEXT": {"REGEX": _FACTOR}}],
+                [num, {"LOWER": {"IN": ["x", "×", "times", "-fold", "fold"]}}],
+                [num, {"ORTH": "-"}, {"LOWER": "fold"}],
+            ],
+        )
+        self.values.add(
+            "POINTS",
+            [
+                [num, {"LOWER": {"IN": ["points", "point", "pp", "pts", "pt", "p.p."]}}],
+                [num, {"LOWER": "percentage"}, {"LOWER": {"IN": ["points", "point"]}}],
+                [num, {"ORTH": "%"}, {"LOWER": {"IN": ["points", "point"]}}],
+            ],
+        )
+        self.values.add("NUMBER", [[{"TEXT": {"REGEX": _DECIMAL}}]])
+        names = {
+            alias
+            for label, _, aliases in load_gazetteer()
+            if label == "METRIC"
+            for alias in aliases
+        }
+        names |= EXTRA_METRICS
+        # short capitalised names ("IS", "AP", "EM") only as written: "is" and "ap" are words
+        exact = sorted(n for n in names if len(n) <= 5 and any(c.isupper() for c in n))
+        self.metrics = PhraseMatcher(nlp.vocab, attr="LOWER")
+        self.metrics.add("METRIC", [nlp.make_doc(n) for n in sorted(set(names) - set(exact))])
+        self.exact_metrics = PhraseMatcher(nlp.vocab, attr="ORTH")
+        self.exact_metrics.add("METRIC", [nlp.make_doc(n) for n in exact])
+
+    def __call__(self, doc: Doc) -> Doc:
+        found: list[dict[str, Any]] = []
+        doc.user_data[RESULTS_KEY] = found
+        if not any(c.isdigit() for c in doc.text):
+            return doc  # most abstracts state no number: nothing to read
+        records = doc.user_data.get(MENTIONS_KEY, [])
+        mentions = _token_mentions(doc, records)
+        own = paper_method(records)
+        lexicon: list[Span] | None = None
+        for sent in doc.sents:
+            text = sent.text
+            if not any(c.isdigit() for c in text) or "respectively" in text.lower():
+                continue  # no value; or two parallel lists: which value goes with which name?
+            values = filter_spans([v for v in self.values(sent, as_spans=True)])
+            if not values:
+                continue
+            if lexicon is None:
+                lexicon = [doc[s:e] for _, s, e in [*self.metrics(doc), *self.exact_metrics(doc)]]
+            in_sent = [m for m in mentions if m.start >= sent.start and m.end <= sent.end]
+            metric_spans = _metric_spans(
+                in_sent,
+                [s for s in lexicon if s.start >= sent.start and s.end <= sent.end]
+                + _article_metrics(sent),
+            )
+            previous: tuple[Span, dict[str, Any]] | None = None
+            for value in values:
+                record = _read_value(doc, sent, value, values, in_sent, metric_spans, own)
+                if record is None:
+                    continue
+                if previous is not None and _conjoined(doc, previous[0], value):
+                    # "by 24.9% in MAE and 33.2% in RMSE": the second shares the first's comparison
+                    if record["kind"] == "score" and previous[1]["kind"] != "score":
+                        record["kind"] = previous[1]["kind"]
+                        record["baseline"] = record["baseline"] or previous[1]["baseline"]
+                found.append(record)
+                previous = (value, record)
+        return doc
+
+
+def _conjoined(doc: Doc, first: Span, second: Span) -> bool:
+    """True when ``second`` follows ``first`` through "and" or a comma within six tokens, with
+    no verb-like word between ("by 4% in MAE and 3% in RMSE")."""
+    gap = _words(doc[first.end : second.start])
+    return (
+        0 < len(gap) <= 6
+        and ("and" in gap or "," in gap)
+        and not any(w in _SUBJECT_VERBS or w in _IMPROVE or w in _REDUCE for w in gap)
+    )
+
+
+def paper_method(records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The method the paper proposes: its most often named proposed METHOD mention (an acronym's
+    short form first), as that mention's record; None when it proposes none by name."""
+    proposed = [r for r in records if r["label"] == "METHOD" and r.get("role") == "proposed"]
+    if not proposed:
+        return None
+    counts = Counter(r["text"] for r in records if r["label"] == "METHOD")
+    short = {r["short_form"] for r in proposed if r.get("short_form")}
+    return max(proposed, key=lambda r: (r["text"] in short, counts[r["text"]], -r["start"]))
+
+
+def _token_mentions(doc: Doc, records: Iterable[dict[str, Any]]) -> list[_Mention]:
+    out = []
+    for r in records:
+        span = doc.char_span(r["start"], r["end"], alignment_mode="expand")
+        if span is not None:
+            out.append(
+                _Mention(
+                    r["label"],
+                    r["text"],
+                    span.start,
+                    span.end,
+                    r["start"],
+                    r["end"],
+                    r.get("role", "used"),
+                )
+            )
+    return out
+
+
+def _article_metrics(sent: Span) -> list[Span]:
+    """ "an AO of 70.6%", "a BLEU of 35.2": an acronym between an article and "of" + number."""
+    out = []
+    for tok in sent[1:-2]:
+        i = tok.i
+        doc = tok.doc
+        if (
+            _ACRONYM.match(tok.text)
+            and not tok.text.istitle()
+            and doc[i - 1].lower_ in {"a", "an", "the"}
+            and doc[i + 1].lower_ == "of"
+            and re.match(_NUM, doc[i + 2].text)
+        ):
+            out.append(doc[i : i + 1])
+    return out
+
+
+def _metric_spans(mentions: list[_Mention], lexicon: list[Span]) -> list[_Mention]:
+    """METRIC mentions, and gazetteer metrics that overlap no mention or are one under another
+    label ("an AO of 70.6%": the NER calls AO a method)."""
+    metrics = [m for m in mentions if m.label == "METRIC"]
+    for span in filter_spans(lexicon):
+        same = [m for m in mentions if m.start == span.start and m.end == span.end]
+        if same and same[0].label != "METRIC" and same[0].role != "proposed":
+            metrics.append(
+                _Mention(
+                    "METRIC",
+                    span.text,
+                    span.start,
+                    span.end,
+                    span.start_char,
+                    span.end_char,
+                    "used",
+                )
+            )
+        elif not any(m.start < span.end and span.start < m.end for m in mentions):
+            metrics.append(
+                _Mention(
+                    "METRIC",
+                    span.text,
+                    span.start,
+                    span.end,
+                    span.start_char,
+                    span.end_char,
+                    "used",
+                )
+            )
+    return metrics
+
+
+def _unit(value: Span) -> str:
+    name = value.label_
+    return {"PERCENT": "%", "FACTOR": "x", "POINTS": "points"}.get(name, "")
+
+
+def _is_part_of_name(doc: Doc, value: Span, mentions: list[_Mention]) -> bool:
+    if any(m.start <= value.start < m.end for m in mentions):
+        return True
+    first = value[0]
+    if first.i > 0:
+        before = doc[first.i - 1]
+        if not before.whitespace_ and (before.is_alpha or before.text in {"-", "@", "/", "_"}):
+            return True  # "GPT-3.5", "pass@1", "top-1"
+    end = value[-1]
+    if value.label_ == "NUMBER" and end.i + 1 < len(doc):
+        after = doc[end.i + 1]
+        if after.lower_ in _SIZE_WORDS or (not end.whitespace_ and after.is_alpha):
+            return True  # "7.5B", "1.5 hours"
+    return False
+
+
+def _words(tokens: Iterable[Any]) -> list[str]:
+    return [t.lower_ for t in tokens]
+
+
+def _left_metric(doc: Doc, value: Span, metrics: list[_Mention], sent: Span) -> _Mention | None:
+    """A metric ending at most four tokens before the value with only linking words between
+    ("AO of 70.6%", "accuracy by 4.3 points", "mAP: 45.2")."""
+    best = None
+    for m in metrics:
+        if m.end > value.start or value.start - m.end > 4 or m.start < sent.start:
+            continue
+        gap = _words(doc[m.end : value.start])
+        if all(w in _BETWEEN_LEFT for w in gap) and (
+            gap or doc[m.end - 1].text in {":", "="} or value[0].text.startswith("+")
+        ):
+            if best is None or m.end > best.end:
+                best = m
+    return best
+
+
+def _right_metric(doc: Doc, value: Span, metrics: list[_Mention], sent: Span) -> _Mention | None:
+    """A metric starting at most three tokens after the value ("70.6% AO", "4.3% higher accuracy",
+    "4.3% improvement in F1")."""
+    for m in sorted(metrics, key=lambda m: m.start):
+        if m.start < value.end or m.start - value.end > 3 or m.end > sent.end:
+            continue
+        gap = _words(doc[value.end : m.start])
+        if all(w in _BETWEEN_RIGHT for w in gap):
+            return m
+    return None
+
+
+def _speed_metric(doc: Doc, value: Span, sent: Span) -> tuple[str, str] | None:
+    """(metric, kind) for "2.1x faster", "2.1x speedup", "speedup of 2.1x", "reduces latency by
+    40%", "40% less memory", "2x lower latency"."""
+    right = _words(doc[value.end : min(value.end + 3, sent.end)])
+    left = _words(doc[max(sent.start, value.start - 6) : value.start])
+    if value.label_ == "FACTOR":
+        if right and right[0] in _SPEED:
+            return "speed", "speedup"
+        if right and right[0] in {"speedup", "speed-up"}:
+            return "speed", "speedup"
+        if len(right) >= 2 and right[0] in _REDUCE:
+            phrase = _cost_phrase(doc, value.end + 1, sent)
+            if phrase:
+                return phrase, "reduction"
+        if len(right) >= 2 and right[0] in {"higher", "more", "greater", "increase", "improvement"}:
+            if right[1] in {"throughput", "speed"}:
+                return right[1], "speedup"
+        if left[-2:] in (
+            ["speedup", "of"],
+            ["speed-up", "of"],
+            ["speedups", "of"],
+            ["acceleration", "of"],
+        ):
+            return "speed", "speedup"
+        if (
+            len(left) >= 3
+            and left[-1] == "by"
+            and left[-3] in _SPEED | {"reduces", "reducing", "reduce", "cuts", "lowers"}
+        ):
+            # "accelerates inference by 2x", "reduces latency by 3x"
+            what = left[-2]
+            if left[-3] in _SPEED:
+                return "speed", "speedup"
+            if what in SPEED_WORDS:
+                return SPEED_WORDS[what], "reduction"
+        return None
+    if value.label_ == "PERCENT":
+        if len(right) >= 2 and right[0] in _REDUCE:
+            phrase = _cost_phrase(doc, value.end + 1, sent)
+            if phrase:
+                return phrase, "reduction"
+        if len(right) >= 1 and right[0] in {"faster", "speedup"}:
+            return "speed", "speedup"
+        if len(left) >= 3 and left[-1] == "by" and left[-3] in _REDUCE and left[-2] in SPEED_WORDS:
+            return SPEED_WORDS[left[-2]], "reduction"
+        if len(left) >= 2 and left[-1] == "by" and left[-2] in {"faster", "throughput"}:
+            return "speed", "speedup"
+    return None
+
+
+_COST_HEADS = frozenset(
+    "memory latency time hours iterations steps flops cost costs parameters compute energy "
+    "tokens communication storage overhead usage footprint".split()
+)
+_PHRASE_STOP = frozenset(
+    ", . ; : ( ) with and than compared while in on of for to at across by without".split()
+)
+
+
+def _cost_phrase(doc: Doc, start: int, sent: Span) -> str | None:
+    """The cost a reduction is of, as written ("memory", "GPU hours", "training iterations"): up to
+    three words after "less/fewer/lower" that end in a cost noun."""
+    words = []
+    for tok in doc[start : min(start + 3, sent.end)]:
+        if tok.lower_ in _PHRASE_STOP or tok.like_num:
+            break
+        words.append(tok)
+    while words and words[-1].lower_ not in _COST_HEADS:
+        words.pop()
+    return " ".join(t.text for t in words) if words else None
+
+
+def _kind(doc: Doc, value: Span, sent: Span, metric: _Mention) -> str:
+    if value[0].text.startswith("+"):
+        return "improvement"
+    if metric.text.lower().split()[-1] in _REDUCE:
+        return "reduction"  # "72.6% energy reduction"
+    lo = max(_clause_start(doc, sent, value), min(value.start, metric.start) - 12)
+    left = _words(doc[lo : value.start])
+    by = "by" in left[-4:]
+    for i in range(len(left) - 1, -1, -1):
+        w = left[i]
+        if w in {
+            ",",
+            ";",
+            "achieves",
+            "achieving",
+            "achieve",
+            "attains",
+            "reaching",
+            "reaches",
+            "obtains",
+        } or (w == "to" and (i == 0 or left[i - 1] != "up")):
+            break  # "improves X, achieving 70%" and "from 60% to 70%": 70 is a score
+        if w in _NEEDS_BY:
+            if by:
+                return "improvement"
+            continue  # "exceeding a C-index of 0.70" is a score above a mark
+        if w in _IMPROVE:
+            return "improvement"
+        if w in _REDUCE:
+            return "reduction"
+    for after in (_words(doc[value.end : value.end + 1]), _words(doc[metric.end : metric.end + 1])):
+        if after and after[0] in _IMPROVE:
+            return "improvement"
+        if after and after[0] in _REDUCE:
+            return "reduction"
+    return "score"
+
+
+def _dataset(
+    doc: Doc, sent: Span, value: Span, anchor_end: int, values: list[Span], mentions: list[_Mention]
+) -> _Mention | None:
+    """The data set a value is on: the first DATASET mention after the value (or its metric) within
+    ten tokens, reached through "on/in/across/for" with no other value between, or a sentence that
+    opens with "On D," / "In D,"."""
+    datasets = [m for m in mentions if m.label == "DATASET"]
+    for m in sorted(datasets, key=lambda m: m.start):
+        if m.start < anchor_end or m.start - anchor_end > 10:
+            continue
+        gap = doc[anchor_end : m.start]
+        if any(v.start >= anchor_end and v.end <= m.start for v in values):
+            return None
+        words = _words(gap)
+        if any(w in {"on", "in", "across", "for", "over"} for w in words) and not any(
+            w in {";", ",", "(", ")", ":"} for w in words
+        ):
+            return m
+        return None
+    for m in datasets:  # "On GOT-10k, ...", "Empirically, on the LRA benchmark, ..."
+        if m.start > sent.start + 6 or m.end + 1 >= value.start:
+            continue
+        comma = doc[m.end].text == "," or (
+            doc[m.end].lower_ in {"dataset", "benchmark", "benchmarks"}
+            and doc[m.end + 1].text == ","
+        )
+        if not comma:
+            continue
+        before = _words(doc[max(sent.start, m.start - 2) : m.start])
+        if before[-1:] in (["on"], ["in"]) or before == ["on", "the"] or before == ["in", "the"]:
+            return m
+    return None
+
+
+def _task(doc: Doc, anchor: int, mentions: list[_Mention], single: bool) -> _Mention | None:
+    """A TASK named within eight tokens after the value ("... on classification tasks"), or the
+    one TASK of a sentence with one value."""
+    tasks = [m for m in mentions if m.label == "TASK"]
+    for m in sorted(tasks, key=lambda m: m.start):
+        if 0 <= m.start - anchor <= 8 and any(
+            w in {"on", "for", "in"} for w in _words(doc[anchor : m.start])
+        ):
+            return m
+    return tasks[0] if single and len(tasks) == 1 else None
+
+
+def _baseline(
+    doc: Doc, sent: Span, value: Span, mentions: list[_Mention]
+) -> tuple[str, tuple[int, int] | None] | None:
+    """What an improvement is over: the METHOD named after "over/than/outperforms" in the value's
+    clause, else up to five plain words after "over the" ("over the strongest baseline")."""
+    lo, hi = max(sent.start, value.start - 12), min(sent.end, value.end + 12)
+    for tok in doc[lo:hi]:
+        if tok.lower_ not in _BASELINE_CUES:
+            continue
+        stop = next(
+            (t.i for t in doc[tok.i + 1 : min(tok.i + 8, sent.end)] if t.text in _STOP_BASELINE),
+            tok.i + 8,
+        )
+        for m in mentions:
+            if m.label == "METHOD" and 0 <= m.start - tok.i - 1 <= 6 and m.end <= stop:
+                return m.text, (m.start_char, m.end_char)
+        tokens: list[Token] = []
+        for nxt in doc[tok.i + 1 : min(tok.i + 6, sent.end)]:
+            if nxt.text in _STOP_BASELINE or nxt.like_num:
+                break
+            tokens.append(nxt)
+        words = "".join(t.text_with_ws for t in tokens).strip().split()
+        if words and words[0].lower() in {
+            "the",
+            "prior",
+            "previous",
+            "existing",
+            "strong",
+            "state-of-the-art",
+            "baseline",
+            "baselines",
+            "standard",
+            "vanilla",
+            "current",
+            "all",
+        }:
+            return " ".join(words), None
+    return None
+
+
+_CLAUSE_BREAKS = frozenset(": ; — – however whereas while but".split())
+_SUBJECT_VERBS = frozenset(
+    "achieves achieved achieve attains attained reaches reached obtains obtained yields "
+    "yielded scores scored improves improved outperforms outperformed surpasses surpassed "
+    "reduces reduced delivers delivered sets gets runs records hits exceeds exceeded "
+    "boosts boosted lowers cuts gains is was has".split()
+)
+_OUR_HEADS = frozenset(
+    "method model approach framework system algorithm technique agent pipeline architecture "
+    "design solution variant models methods".split()
+)
+
+
+def _clause_start(doc: Doc, sent: Span, value: Span) -> int:
+    """Where the value's clause begins: after the last ":", ";", dash or "however/while/but"."""
+    for i in range(value.start - 1, sent.start - 1, -1):
+        if doc[i].lower_ in _CLAUSE_BREAKS:
+            return i + 1
+    return sent.start
+
+
+def _method(
+    doc: Doc,
+    sent: Span,
+    value: Span,
+    mentions: list[_Mention],
+    own: dict[str, Any] | None,
+) -> tuple[str | None, tuple[int, int] | None, bool] | None:
+    """(name, span, own) of the method a value is of; None when the sentence does not say surely.
+
+    Read in the value's clause: a named METHOD that is the clause's subject ("GPT-4o achieves only
+    45%": a benchmark paper's results are other methods'); the paper's own method when the clause
+    says "we", "our method/model/...", "proposed", or names a method the paper proposes; nobody's
+    when it speaks of others ("existing", "baselines", "even the best", "only"); the paper's own
+    when it reports experiments ("experiments show ...") and names no other method first.
+    """
+    lo = _clause_start(doc, sent, value)
+    clause = doc[lo : value.start]
+    words = set(_words(clause))
+    own_name = own["text"] if own else None
+    own_span = (own["start"], own["end"]) if own else None
+    methods_before = [
+        m for m in mentions if m.label == "METHOD" and m.start >= lo and m.end <= value.start
+    ]
+    first = methods_before[0] if methods_before else None
+    if first is not None and first.start <= lo + 2:
+        follows = _words(doc[first.end : min(first.end + 3, value.start)])
+        if any(w in _SUBJECT_VERBS for w in follows):
+            if own_name is not None and first.text == own_name:
+                return own_name, own_span, True
+            return first.text, (first.start_char, first.end_char), first.role == "proposed"
+    proposed = [m for m in methods_before if m.role == "proposed" or m.text == own_name]
+    if proposed:
+        m = proposed[0]
+        return m.text, (m.start_char, m.end_char), True
+    our_method = any(
+        t.lower_ == "our" and t.i + 1 < value.start and doc[t.i + 1].lower_ in _OUR_HEADS
+        for t in clause
+    )
+    if words & _OTHERS:
+        return None
+    if our_method or words & {"we", "ours", "proposed", "it"}:
+        return own_name, own_span, True
+    if methods_before:
+        return None
+    if words & _EVIDENCE:
+        return own_name, own_span, True
+    return None
+
+
+def _qualifier(doc: Doc, value: Span, metric: _Mention | None) -> str | None:
+    starts = [value.start]
+    if metric is not None and metric.end <= value.start:
+        starts.append(
+            metric.start
+            - (1 if metric.start > 0 and doc[metric.start - 1].lower_ in {"a", "an"} else 0)
+        )
+    for start in starts:
+        left = " ".join(_words(doc[max(0, start - 3) : start]))
+        for phrase, name in _QUALIFIERS.items():
+            if left.endswith(phrase):
+                return name
+    right = " ".join(_words(doc[value.end : value.end + 2]))
+    return "average" if right.startswith("on average") else None
+
+
+def _read_value(
+    doc: Doc,
+    sent: Span,
+    value: Span,
+    values: list[Span],
+    mentions: list[_Mention],
+    metrics: list[_Mention],
+    own: dict[str, Any] | None,
+) -> dict[str, Any] | None:
+    if _is_part_of_name(doc, value, mentions):
+        return None
+    if (
+        value.start > sent.start
+        and doc[value.start - 1].lower_ in {"from", "±", "of"}
+        and value.start > sent.start + 1
+        and doc[value.start - 2].lower_ in {"from", "improves", "improved"}
+    ):
+        return None
+    if value.start > sent.start and doc[value.start - 1].lower_ == "from":
+        return None  # "from 60.1% to 70.2%": the first is the starting point
+    if (
+        value.end < sent.end
+        and doc[value.end].text in {"±", "-", "–", "~"}
+        and value.end + 1 < sent.end
+        and doc[value.end + 1].like_num
+        and doc[value.end].text != "±"
+    ):
+        return None  # a range "60-70%"
+    if (
+        value.start >= sent.start + 2
+        and doc[value.start - 1].lower_ in {"to", "-", "–"}
+        and doc[value.start - 2].like_num
+        or (
+            value.start >= sent.start + 3
+            and doc[value.start - 1].lower_ in {"to", "-", "–"}
+            and doc[value.start - 2].text == "%"
+        )
+    ):
+        return None  # the upper end of a range "3% to 4%"
+    after = _words(doc[value.end : min(value.end + 4, sent.end)])
+    if any(
+        w in {"difference", "differences", "gap", "gaps", "degradation", "drop", "loss"}
+        for w in after[:3]
+    ):
+        return None  # a difference without a direction, or someone's drop: unsure
+    number = parse_value(value[0].text)
+    if number is None:
+        return None
+    speed = _speed_metric(doc, value, sent)
+    metric_m: _Mention | None = None
+    if speed is not None:
+        metric_name, kind = speed
+        anchor = value.end
+    else:
+        if value.label_ == "FACTOR":
+            return None  # "3x" of what, unsure
+        metric_m = _right_metric(doc, value, metrics, sent) or _left_metric(
+            doc, value, metrics, sent
+        )
+        if metric_m is None:
+            return None
+        metric_name = metric_m.text
+        kind = _kind(doc, value, sent, metric_m)
+        anchor = max(value.end, metric_m.end)
+    method = _method(doc, sent, value, mentions, own)
+    if method is None:
+        return None
+    method_name, method_span, is_own = method
+    dataset = _dataset(doc, sent, value, anchor, values, mentions)
+    task = _task(doc, anchor, mentions, len(values) == 1)
+    baseline = _baseline(doc, sent, value, mentions) if kind != "score" else None
+    if baseline is not None and method_span is not None and baseline[1] == method_span:
+        baseline = None
+    unit = _unit(value)
+    return {
+        "value": number,
+        "unit": unit,
+        "kind": kind,
+        "metric": metric_name,
+        "text": value.text,
+        "start": value.start_char,
+        "end": value.end_char,
+        "sentence": sent.text,
+        "sent_start": sent.start_char,
+        "dataset": dataset.text if dataset else None,
+        "method": method_name,
+        "own": is_own,
+        "task": task.text if task else None,
+        "baseline": baseline[0] if baseline else None,
+        "qualifier": _qualifier(doc, value, metric_m),
+        "metric_span": [metric_m.start_char, metric_m.end_char] if metric_m is not None else None,
+        "dataset_span": [dataset.start_char, dataset.end_char] if dataset else None,
+        "method_span": list(method_span) if method_span else None,
+        "task_span": [task.start_char, task.end_char] if task else None,
+        "extractor": "results",
+    }

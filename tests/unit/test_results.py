@@ -1,0 +1,197 @@
+"""Result records: what kg_results reads from a sentence, what it refuses to guess, the Result
+nodes in the graph and its files, the leaderboard, ``kg results`` and the page's paper panel."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from graph_exports.files import read_graphml, write_graphml
+from graph_exports.html import _split_results, page_nodes
+from graph_exports.page_data import merge_details, pack, split_details, unpack
+from graph_exports.view import select
+from kg.build import build_from_papers
+from kg.graph import KnowledgeGraph
+from kg.model import Paper
+from kg.results import leaderboard, lower_is_better, paper_results
+
+TRACKER = (
+    "We propose FARTrack, a fast visual tracker. FARTrack achieves an AO of 70.6% on GOT-10k in "
+    "real-time. It improves accuracy by 4.3 points over GPTQ on ImageNet."
+)
+
+
+def results_of(nlp, text: str) -> list[dict]:
+    return nlp(text).user_data["kg_results"]
+
+
+def test_a_score_with_metric_dataset_and_the_papers_method(nlp):
+    (r,) = [r for r in results_of(nlp, TRACKER) if r["kind"] == "score"]
+    assert (r["value"], r["unit"], r["metric"], r["dataset"], r["method"], r["own"]) == (
+        70.6,
+        "%",
+        "AO",
+        "GOT-10k",
+        "FARTrack",
+        True,
+    )
+    assert TRACKER[r["start"] : r["end"]] == "70.6%" and r["sentence"].startswith(
+        "FARTrack achieves"
+    )
+
+
+def test_an_improvement_over_a_named_baseline(nlp):
+    (r,) = [r for r in results_of(nlp, TRACKER) if r["kind"] == "improvement"]
+    assert (r["value"], r["unit"], r["metric"], r["baseline"], r["dataset"]) == (
+        4.3,
+        "points",
+        "accuracy",
+        "GPTQ",
+        "ImageNet",
+    )
+
+
+@pytest.mark.parametrize(
+    "sentence, expected",
+    [
+        ("Our method runs 2.1x faster than FlashAttention.", ("speedup", 2.1, "x", "speed")),
+        ("Our approach reduces memory by 40% on long inputs.", ("reduction", 40.0, "%", "memory")),
+        (
+            "Experiments show our model reaches 35.2 BLEU on the WMT corpus.",
+            ("score", 35.2, "", "BLEU"),
+        ),
+        (
+            "We cut the word error rate by up to 12% relative.",
+            ("reduction", 12.0, "%", "word error rate"),
+        ),
+    ],
+)
+def test_kinds_units_and_metrics(nlp, sentence, expected):
+    (r,) = results_of(nlp, sentence)
+    assert (r["kind"], r["value"], r["unit"], r["metric"]) == expected
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # which value goes with which data set is not said
+        "Our model achieves 70.1% and 80.2% accuracy on CIFAR-10 and CIFAR-100, respectively.",
+        # numbers inside names, sizes and counts are not results
+        "We fine-tune GPT-3.5 and Llama-2 7B on 12 datasets with 4.5 hours of compute.",
+        # a value without a metric beside it: of what?
+        "Our method outperforms the baseline by 4.3%.",
+        # the lower end of a range
+        "Our method achieves a 3% to 4% accuracy gain.",
+        # a difference without a direction
+        "Our method matches the teacher with a 0.4% accuracy difference.",
+    ],
+)
+def test_what_is_not_sure_is_not_written(nlp, sentence):
+    values = [r["text"] for r in results_of(nlp, sentence)]
+    assert values in ([], ["4%"]) if "3% to 4%" in sentence else values == []
+
+
+def test_someone_elses_result_is_theirs(nlp):
+    text = ("We introduce HardBench, a benchmark of puzzles. "
+            "GPT-4o achieves only 31.5% accuracy on HardBench.")
+    (r,) = results_of(nlp, text)
+    assert r["method"] == "GPT-4o" and r["own"] is False and r["value"] == 31.5
+
+
+@pytest.fixture(scope="module")
+def graph(nlp) -> KnowledgeGraph:
+    papers = [
+        Paper(id="a1", abstract=TRACKER, title="FARTrack", year=2024),
+        Paper(
+            id="a2",
+            abstract="We present SlowTrack for tracking. SlowTrack reaches an AO of 65.2% on "
+            "GOT-10k. It lowers the FID to 3.1 on ImageNet.",
+            title="SlowTrack",
+            year=2023,
+        ),
+        Paper(
+            id="a3", abstract="We present Gen. Gen achieves a FID of 2.4 on ImageNet.", title="Gen"
+        ),
+    ]
+    return build_from_papers(papers, nlp).graph
+
+
+def test_result_nodes_link_paper_dataset_metric_and_method(graph):
+    G = graph.nx
+    rid = next(n for n, d in G.nodes(data=True) if d["label"] == "Result" and d["value"] == 70.6)
+    assert rid == "result:a1:1" and G.nodes[rid]["name"] == "70.6% AO on GOT-10k"
+    assert ("paper:a1", rid, "REPORTS_RESULT") in G.edges(keys=True)
+    links = {k: v for _, v, k in G.out_edges(rid, keys=True)}
+    assert links["ON"] == "dataset:got 10k" and links["OF"] == "method:fartrack"
+    evidence = G.edges["paper:a1", rid, "REPORTS_RESULT"]["evidence"][0]
+    assert G.nodes["paper:a1"]["abstract"][evidence["start"] : evidence["end"]] == "70.6%"
+    assert graph.stats()["results"] == sum(
+        1 for _, d in G.nodes(data=True) if d["label"] == "Result"
+    )
+
+
+def test_leaderboard_ranks_by_value_and_knows_lower_is_better(graph):
+    ao = leaderboard(graph.nx, dataset="GOT-10k", metric="AO")
+    assert [(r.value, r.method) for r in ao] == [(70.6, "FARTrack"), (65.2, "SlowTrack")]
+    fid = leaderboard(graph.nx, metric="FID")
+    assert [r.value for r in fid] == sorted(r.value for r in fid) and fid[0].value == 2.4
+    assert (
+        lower_is_better("FID")
+        and lower_is_better("word error rate")
+        and not lower_is_better("accuracy")
+    )
+    assert [r.value for r in paper_results(graph.nx, "paper:a1")] == [70.6, 4.3]
+
+
+def test_results_survive_graphml_and_json(graph, tmp_path):
+    back = read_graphml(write_graphml(graph, tmp_path / "g.graphml"))
+    assert back.nodes["result:a1:1"]["value"] == 70.6 and back.nodes["result:a1:1"]["own"] is True
+    graph.save(tmp_path / "g.json")
+    again = KnowledgeGraph.load(tmp_path / "g.json")
+    assert [r.to_dict() for r in leaderboard(again.nx)] == [
+        r.to_dict() for r in leaderboard(graph.nx)
+    ]
+
+
+def test_the_page_shows_results_in_the_paper_panel_not_as_nodes(graph):
+    g, rows = _split_results(graph.nx)
+    assert not any(d["label"] == "Result" for _, d in g.nodes(data=True))
+    sel = select(g)
+    nodes = page_nodes(g, sel, {}, [set(sel.nodes)], results=rows)
+    vis, store = pack(nodes, [])
+    core, details = split_details(store)
+    back, _ = unpack(vis, merge_details(core, details))
+    paper = next(n for n in back if n["id"] == "paper:a1")
+    vs, ve, ss, se, name, method, baseline = paper["results"][0]
+    assert paper["abstract"][vs:ve] == "70.6%" and paper["abstract"][ss:se].startswith(
+        "FARTrack achieves"
+    )
+    assert (name, method) == ("70.6% AO on GOT-10k", "FARTrack")
+
+
+def kg(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "kg.cli", *args], capture_output=True, text=True, timeout=600
+    )
+
+
+def test_kg_results_prints_the_leaderboard_and_refuses_a_bad_kind(graph, tmp_path):
+    path = graph.save(tmp_path / "graph.json")
+    done = kg("results", str(path), "--dataset", "GOT-10k", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(r["value"], r["paper_name"]) for r in rows] == [
+        (70.6, "FARTrack"),
+        (65.2, "SlowTrack"),
+    ]
+    table = kg("results", str(path), "--metric", "AO")
+    assert "70.6%" in table.stdout and "FARTrack achieves" in table.stdout
+    bad = kg("results", str(path), "--kind", "best")
+    assert (
+        bad.returncode == 1
+        and "--kind 'best' is not one of" in bad.stderr
+        and "Traceback" not in bad.stderr
+    )
