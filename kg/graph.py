@@ -21,7 +21,7 @@ import json
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -161,7 +161,8 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
 
     Near-linear: an inverted index (feature -> papers) is read per paper; features in more than
     ``max_postings`` papers still count in the vector norms but are not followed, so the work is
-    O(n * f * max_postings) for n papers of f features, never a dense n x n matrix.
+    O(n * f * max_postings) for n papers of f features (the sums run over the papers met, never
+    an array of all n per paper), never a dense n x n matrix.
     """
     import numpy as np
 
@@ -202,12 +203,13 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
         parts = [(index[f][0], index[f][1] * (x / norms[i])) for f, x in vec.items() if f in index]
         if not parts:
             continue
-        # dot products with every paper met through a feature: one bincount, no sort
-        totals = np.bincount(np.concatenate([r for r, _ in parts]), weights=np.concatenate([v for _, v in parts]),
-                             minlength=n_papers)
-        totals[i] = 0.0
-        others = np.flatnonzero(totals > 0.0)
-        scores = totals[others]
+        # dot products with every paper met through a feature, summed over the papers met only
+        # (nothing of size n per paper: that term made the whole loop grow as n squared)
+        rows = np.concatenate([r for r, _ in parts])
+        met, slot = np.unique(rows, return_inverse=True)
+        totals = np.bincount(slot, weights=np.concatenate([v for _, v in parts]), minlength=len(met))
+        keep_mask = (met != i) & (totals > 0.0)
+        others, scores = met[keep_mask], totals[keep_mask]
         if len(others) > k:  # the k best (ties: smaller index), without sorting them all
             cut = np.partition(-scores, k - 1)[k - 1]
             close = np.flatnonzero(-scores <= cut)
@@ -255,9 +257,45 @@ class KnowledgeGraph:
         The file is replaced whole or not at all (with ``files``, together with its other files).
         """
         path = Path(path)
-        with atomic_open(path, files=files) as handle:
-            json.dump(self.to_dict(), handle, ensure_ascii=False)
+        with atomic_open(path, files=files, newline="") as handle:
+            for chunk in self.iter_json():
+                handle.write(chunk)
         return path
+
+    def iter_json(self) -> Iterator[str]:
+        """The text of :meth:`to_dict` as ``json.dump`` writes it, in pieces of about 1 MB: one
+        node or edge is encoded at a time, so no copy of the whole graph is made to write it."""
+        G = self.nx
+        dumps = json.JSONEncoder(ensure_ascii=False).encode
+        head = {"directed": G.is_directed(), "multigraph": G.is_multigraph(), "graph": G.graph}
+        yield dumps(head)[:-1] + ', "nodes": ['
+        pieces: list[str] = []
+        size = 0
+
+        def flush() -> str:
+            nonlocal size
+            text = "".join(pieces)
+            pieces.clear()
+            size = 0
+            return text
+
+        for i, (node, attrs) in enumerate(G.nodes(data=True)):
+            piece = (", " if i else "") + dumps({**attrs, "id": node})
+            pieces.append(piece)
+            size += len(piece)
+            if size > 1 << 20:
+                yield flush()
+        pieces.append('], "links": [')
+        edges = (({**attrs, "source": u, "target": v, "key": key} for u, v, key, attrs in G.edges(keys=True, data=True))
+                 if G.is_multigraph() else ({**attrs, "source": u, "target": v} for u, v, attrs in G.edges(data=True)))
+        for i, row in enumerate(edges):
+            piece = (", " if i else "") + dumps(row)
+            pieces.append(piece)
+            size += len(piece)
+            if size > 1 << 20:
+                yield flush()
+        pieces.append("]}")
+        yield flush()
 
     @classmethod
     def load(cls, path: str | Path) -> KnowledgeGraph:
