@@ -105,6 +105,12 @@ def _attr(value: str) -> str:
             .replace("\t", "&#09;"))
 
 
+def _data(name: Any, value: Any, indent: str) -> str:
+    text = _text(str(_encode(value)))
+    key = _attr(str(name))
+    return f'{indent}<data key="{key}">{text}</data>\n' if text else f'{indent}<data key="{key}" />\n'
+
+
 def iter_graphml(graph: KnowledgeGraph | nx.MultiDiGraph) -> Iterator[str]:
     """GraphML text in pieces: a first pass over the attributes finds the keys (names and types),
     the second writes each node and edge as it comes."""
@@ -145,7 +151,7 @@ def iter_graphml(graph: KnowledgeGraph | nx.MultiDiGraph) -> Iterator[str]:
     yield '  <graph edgedefault="directed">\n'
 
     def element(open_tag: str, close_tag: str, attrs: dict[str, Any], scope: str, indent: str) -> str:
-        data = [f'{indent}  <data key="{_attr(str(name))}">{_text(str(_encode(value)))}</data>\n'
+        data = [_data(name, value, indent + "  ")
                 for name, value in attrs.items() if value is not None and (str(name), scope) in type_of]
         if not data:
             return f"{indent}<{open_tag} />\n"
@@ -157,7 +163,7 @@ def iter_graphml(graph: KnowledgeGraph | nx.MultiDiGraph) -> Iterator[str]:
         yield element(f'edge source="{_attr(str(u))}" target="{_attr(str(v))}" id="{_attr(str(key))}"', "edge",
                       attrs, "edge", "    ")
     for name, value in graph_attrs.items():
-        yield f'    <data key="{_attr(str(name))}">{_text(str(_encode(value)))}</data>\n'
+        yield _data(name, value, "    ")
     yield "  </graph>\n</graphml>\n"
 
 

@@ -128,9 +128,11 @@ def build_cli(
                 progress.update(task, rate=f"{progress.tasks[0].completed / elapsed:.0f}")
 
         if engine == "dask":
-            from .dask_engine import dask_extractor
+            from .dask_engine import PipelineSpec, dask_extractor
 
-            with dask_extractor(nlp, scheduler=scheduler, workers=n_workers, batch_size=batch_size) as extractor:
+            spec = PipelineSpec(str(model) if model is not None else None, statistical=not no_model)
+            with dask_extractor(nlp, spec=spec, scheduler=scheduler, workers=n_workers,
+                                batch_size=batch_size) as extractor:
                 result = build(inputs, nlp, fmt=fmt, fields=fields, strict=strict, max_chars=max_chars,
                                batch_size=batch_size, related_k=related_k, on_error=report, on_paper=tick,
                                workers=n_workers, update=update, extractor=extractor)
