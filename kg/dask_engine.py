@@ -117,7 +117,7 @@ def _read_partition(papers: list[Paper], mentions: bytes, relations: bytes) -> I
         yield from_records(paper, grouped[paper.id])
 
 
-def _client(scheduler: str | None, workers: int) -> contextlib.AbstractContextManager[Client]:
+def _client(scheduler: str | None, workers: int, timeout: float) -> contextlib.AbstractContextManager[Client]:
     try:
         from distributed import Client, LocalCluster
     except ImportError as exc:
@@ -131,7 +131,7 @@ def _client(scheduler: str | None, workers: int) -> contextlib.AbstractContextMa
     def connect() -> Iterator[Client]:
         if scheduler is not None:
             try:
-                client = Client(scheduler, timeout="20s")
+                client = Client(scheduler, timeout=f"{timeout}s")
             except (OSError, TimeoutError, ValueError) as exc:
                 raise DaskError(f"cannot reach the Dask scheduler at {scheduler} ({exc}); is it running? "
                                 "give its address as tcp://HOST:8786") from exc
@@ -152,7 +152,7 @@ def _client(scheduler: str | None, workers: int) -> contextlib.AbstractContextMa
 @contextlib.contextmanager
 def dask_extractor(nlp: Language, *, spec: PipelineSpec = PipelineSpec(), scheduler: str | None = None,
                    workers: int = 2, batch_size: int = 64, partition_size: int = PARTITION_SIZE,
-                   store: str | Path | None = None) -> Iterator[Any]:
+                   store: str | Path | None = None, timeout: float = 20.0) -> Iterator[Any]:
     """An extractor for :func:`kg.build.build` (``extractor=``) that runs on a Dask cluster.
 
     Args:
@@ -160,13 +160,14 @@ def dask_extractor(nlp: Language, *, spec: PipelineSpec = PipelineSpec(), schedu
         spec: how workers load it (the same ``--model`` / ``--rules-only`` as the driver).
         scheduler: address of a running scheduler; None starts a LocalCluster of ``workers``.
         store: folder for the partitioned Parquet store (default: a temporary one, removed after).
+        timeout: seconds to wait for the scheduler.
 
     Raises:
         DaskError: no Dask, no scheduler at ``scheduler``, or a task failed (its error in the message).
     """
     fingerprint = pipeline_fingerprint(nlp)
     with contextlib.ExitStack() as stack:
-        client = stack.enter_context(_client(scheduler, workers))
+        client = stack.enter_context(_client(scheduler, workers, timeout))
         folder = Path(store) if store is not None else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="kg-dask-")))
         for sub in ("mentions", "relations"):
             (folder / sub).mkdir(parents=True, exist_ok=True)
