@@ -203,11 +203,19 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
         parts = [(index[f][0], index[f][1] * (x / norms[i])) for f, x in vec.items() if f in index]
         if not parts:
             continue
-        # dot products with every paper met through a feature, summed over the papers met only
-        # (nothing of size n per paper: that term made the whole loop grow as n squared)
+        # dot products with every paper met through a feature. Few postings: summed over the papers
+        # met only (sorting them), so no paper pays for an array of all n (that term made the loop
+        # grow as n squared); many: one bincount over all n, cheaper than the sort. Both add the
+        # same values in the same order, so the weights do not depend on which way was taken.
         rows = np.concatenate([r for r, _ in parts])
-        met, slot = np.unique(rows, return_inverse=True)
-        totals = np.bincount(slot, weights=np.concatenate([v for _, v in parts]), minlength=len(met))
+        weights = np.concatenate([v for _, v in parts])
+        if 8 * len(rows) < n_papers:
+            met, slot = np.unique(rows, return_inverse=True)
+            totals = np.bincount(slot, weights=weights, minlength=len(met))
+        else:
+            totals = np.bincount(rows, weights=weights, minlength=n_papers)
+            met = np.flatnonzero(totals)
+            totals = totals[met]
         keep_mask = (met != i) & (totals > 0.0)
         others, scores = met[keep_mask], totals[keep_mask]
         if len(others) > k:  # the k best (ties: smaller index), without sorting them all
