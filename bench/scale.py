@@ -30,6 +30,7 @@ import time
 from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -49,17 +50,22 @@ def papers(corpora: list[str], limit: int | None) -> Iterator:
 
 
 def write_jsonl(corpora: list[str], limit: int | None, path: Path, skip: int = 0) -> int:
-    """The first ``limit`` distinct papers of ``corpora`` (after ``skip``) as one JSON lines file."""
+    """The first ``limit`` distinct papers of ``corpora`` (after ``skip``) as one JSON lines
+    file."""
     n = 0
     with path.open("w", encoding="utf-8") as handle:
         for paper in islice(papers(corpora, None if limit is None else skip + limit), skip, None):
-            row = {k: v for k, v in paper.to_dict().items() if v not in (None, [], "") and k not in ("label", "source", "title_derived")}
+            row = {
+                k: v
+                for k, v in paper.to_dict().items()
+                if v not in (None, [], "") and k not in ("label", "source", "title_derived")
+            }
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
             n += 1
     return n
 
 
-def timed(cmd: list[str]) -> dict[str, float]:
+def timed(cmd: list[str]) -> dict[str, Any]:
     """Run ``cmd``; wall seconds, CPU seconds of it and its children, and its peak RSS (MB)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
@@ -69,7 +75,7 @@ def timed(cmd: list[str]) -> dict[str, float]:
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{proc.stderr[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall": wall, "cpu": cpu, "stdout": proc.stdout}  # type: ignore[dict-item]
+    return {"wall": wall, "cpu": cpu, "stdout": proc.stdout}
 
 
 def kg(*args: str) -> list[str]:
@@ -101,10 +107,16 @@ def cmd_store(args: argparse.Namespace) -> None:
     with atomic_open(out / STORE_FILE) as handle:
         write_store(handle, counted(), pipeline_fingerprint(nlp))
     wall = time.perf_counter() - t0
-    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    me, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
     cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
-    print(f"store: {count:,} papers, {workers} workers, {wall:.1f} s wall, {cpu:.0f} CPU-s, "
-          f"{count / wall:.1f} abstracts/s; driver peak RSS {me.ru_maxrss / 1024:.0f} MB; load {loadavg()}")
+    print(
+        f"store: {count:,} papers, {workers} workers, {wall:.1f} s wall, {cpu:.0f} CPU-s, "
+        f"{count / wall:.1f} abstracts/s; driver peak RSS {me.ru_maxrss / 1024:.0f} MB; "
+        f"load {loadavg()}"
+    )
 
 
 def cmd_pipeline(args: argparse.Namespace) -> None:
@@ -119,17 +131,28 @@ def cmd_pipeline(args: argparse.Namespace) -> None:
     w0 = time.perf_counter()
     n = sum(1 for _ in extract(nlp, batch))
     cpu, wall = time.process_time() - t0, time.perf_counter() - w0
-    print(f"pipeline: {n:,} abstracts, {wall:.1f} s wall, {cpu:.1f} CPU-s, {n / wall:.1f} abstracts/s "
-          f"({n / cpu:.1f} per CPU-s); load {loadavg()}")
+    print(
+        f"pipeline: {n:,} abstracts, {wall:.1f} s wall, {cpu:.1f} CPU-s, "
+        f"{n / wall:.1f} abstracts/s "
+        f"({n / cpu:.1f} per CPU-s); load {loadavg()}"
+    )
 
 
 def cmd_workers(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         corpus = Path(tmp) / "corpus.jsonl"
         n = write_jsonl(args.corpora, args.limit, corpus)
-        variants = {"1 worker": ["--workers", "1"], f"{args.workers} workers": ["--workers", str(args.workers)]}
+        variants = {
+            "1 worker": ["--workers", "1"],
+            f"{args.workers} workers": ["--workers", str(args.workers)],
+        }
         if args.dask:
-            variants[f"dask {args.workers} workers"] = ["--engine", "dask", "--workers", str(args.workers)]
+            variants[f"dask {args.workers} workers"] = [
+                "--engine",
+                "dask",
+                "--workers",
+                str(args.workers),
+            ]
         print(f"{n:,} abstracts; load before {loadavg()}", flush=True)
         walls: dict[str, list[float]] = {name: [] for name in variants}
         graphs: dict[str, bytes] = {}
@@ -139,14 +162,20 @@ def cmd_workers(args: argparse.Namespace) -> None:
                 run = timed(kg("build", str(corpus), "-o", str(out), "-q", "--no-html", *extra))
                 walls[name].append(run["wall"])
                 graphs[name] = (out / "graph.json").read_bytes()
-                print(f"  {name}: {run['wall']:.1f} s wall, {run['cpu']:.1f} CPU-s, {n / run['wall']:.1f} abstracts/s",
-                      flush=True)
+                print(
+                    f"  {name}: {run['wall']:.1f} s wall, {run['cpu']:.1f} CPU-s, "
+                    f"{n / run['wall']:.1f} abstracts/s",
+                    flush=True,
+                )
         base = min(walls["1 worker"])
         for name, times in walls.items():
             best = min(times)
             same = graphs[name] == graphs["1 worker"]
-            print(f"{name}: {n / best:.1f} abstracts/s (best of {len(times)}), {base / best:.2f}x 1 worker, "
-                  f"graph.json {'identical' if same else 'DIFFERENT'}")
+            print(
+                f"{name}: {n / best:.1f} abstracts/s (best of {len(times)}), "
+                f"{base / best:.2f}x 1 worker, "
+                f"graph.json {'identical' if same else 'DIFFERENT'}"
+            )
         print(f"load after {loadavg()}")
 
 
@@ -158,22 +187,40 @@ def cmd_memory(args: argparse.Namespace) -> None:
         if args.limit:
             source = Path(tmp) / "store"
             source.mkdir()
-            with (store / "extractions.jsonl").open(encoding="utf-8") as src, \
-                    (source / "extractions.jsonl").open("w", encoding="utf-8") as dst:
+            with (
+                (store / "extractions.jsonl").open(encoding="utf-8") as src,
+                (source / "extractions.jsonl").open("w", encoding="utf-8") as dst,
+            ):
                 for line in islice(src, args.limit + 1):
                     dst.write(line)
         empty = Path(tmp) / "none.jsonl"
         empty.write_text("")
         out = Path(tmp) / "out"
         print(f"load before {loadavg()}", flush=True)
-        run = timed(kg("build", str(empty), "--update", str(source), "-o", str(out),
-                                                      "--json", "--no-html", "--workers", "1"))
+        run = timed(
+            kg(
+                "build",
+                str(empty),
+                "--update",
+                str(source),
+                "-o",
+                str(out),
+                "--json",
+                "--no-html",
+                "--workers",
+                "1",
+            )
+        )
         summary = json.loads(run["stdout"].strip().splitlines()[-1])
         rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         sizes = {p.name: p.stat().st_size / 1e6 for p in out.iterdir()}
-        print(f"memory: {summary['papers']:,} papers, {sum(summary['entities'].values()):,} entities, "
-              f"{sum(summary['edges'].values()):,} edges; {run['wall']:.1f} s; peak RSS {rss:.0f} MB; "
-              f"files {', '.join(f'{k} {v:.0f} MB' for k, v in sorted(sizes.items()))}; load after {loadavg()}")
+        print(
+            f"memory: {summary['papers']:,} papers, {sum(summary['entities'].values()):,} "
+            f"entities, {sum(summary['edges'].values()):,} edges; {run['wall']:.1f} s; "
+            f"peak RSS {rss:.0f} MB; files "
+            f"{', '.join(f'{k} {v:.0f} MB' for k, v in sorted(sizes.items()))}; "
+            f"load after {loadavg()}"
+        )
 
 
 def cmd_incremental(args: argparse.Namespace) -> None:
@@ -189,12 +236,17 @@ def cmd_incremental(args: argparse.Namespace) -> None:
         full = timed(kg("build", str(base), str(add), "-o", str(full_out), *common))
         inc = timed(kg("build", str(add), "--update", str(first), *common))
         same = (first / "graph.json").read_bytes() == (full_out / "graph.json").read_bytes()
-        print(f"full rebuild {full['wall']:.1f} s, update {inc['wall']:.1f} s: {inc['wall'] / full['wall']:.1%} "
-              f"of a rebuild; graph.json {'identical' if same else 'DIFFERENT'}; load after {loadavg()}")
+        print(
+            f"full rebuild {full['wall']:.1f} s, update {inc['wall']:.1f} s: "
+            f"{inc['wall'] / full['wall']:.1%} of a rebuild; "
+            f"graph.json {'identical' if same else 'DIFFERENT'}; load after {loadavg()}"
+        )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("store")
     p.add_argument("corpora", nargs="+")
@@ -219,8 +271,13 @@ def main() -> None:
     p.add_argument("--add", type=int, default=1000)
     p.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    {"store": cmd_store, "pipeline": cmd_pipeline, "workers": cmd_workers, "memory": cmd_memory,
-     "incremental": cmd_incremental}[args.command](args)
+    {
+        "store": cmd_store,
+        "pipeline": cmd_pipeline,
+        "workers": cmd_workers,
+        "memory": cmd_memory,
+        "incremental": cmd_incremental,
+    }[args.command](args)
 
 
 if __name__ == "__main__":

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from operator import attrgetter
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import fields
 from itertools import islice
+from operator import attrgetter
 
 from spacy.language import Language
 
@@ -30,8 +30,14 @@ from kg.model import Mention, Paper, RelationMention
 
 from .pipeline import Extraction, extract
 
-__all__ = ["ExtractionRecords", "WorkerError", "usable_cores", "extract_parallel", "to_records",
-           "from_records"]
+__all__ = [
+    "ExtractionRecords",
+    "WorkerError",
+    "usable_cores",
+    "extract_parallel",
+    "to_records",
+    "from_records",
+]
 
 #: One paper's extraction as plain tuples: (mentions, relations), each a tuple of field values in
 #: the dataclass's field order, without ``paper_id`` (the paper is known to whoever holds them).
@@ -59,14 +65,20 @@ def usable_cores() -> int:
 
 def to_records(item: Extraction) -> ExtractionRecords:
     """The plain-tuple form of one paper's extraction (what workers send and the store keeps)."""
-    return ([_mention_values(m) for m in item.mentions], [_relation_values(r) for r in item.relations])
+    return (
+        [_mention_values(m) for m in item.mentions],
+        [_relation_values(r) for r in item.relations],
+    )
 
 
 def from_records(paper: Paper, records: ExtractionRecords) -> Extraction:
     """Inverse of :func:`to_records`."""
     mentions, relations = records
-    return Extraction(paper, [Mention(paper.id, *m) for m in mentions],
-                      [RelationMention(paper.id, *r) for r in relations])
+    return Extraction(
+        paper,
+        [Mention(paper.id, *m) for m in mentions],
+        [RelationMention(paper.id, *r) for r in relations],
+    )
 
 
 _worker_nlp: Language | None = None
@@ -84,8 +96,9 @@ def _extract_batch(papers: list[Paper], batch_size: int) -> list[ExtractionRecor
     return [to_records(item) for item in extract(_worker_nlp, papers, batch_size=batch_size)]
 
 
-def extract_parallel(nlp: Language, papers: Iterable[Paper], *, workers: int, batch_size: int = 64
-                     ) -> Iterator[Extraction]:
+def extract_parallel(
+    nlp: Language, papers: Iterable[Paper], *, workers: int, batch_size: int = 64
+) -> Iterator[Extraction]:
     """Like :func:`extractors.extract`, in ``workers`` processes (1: in this one, no pool).
 
     Raises:
@@ -103,8 +116,12 @@ def extract_parallel(nlp: Language, papers: Iterable[Paper], *, workers: int, ba
     stream = iter(papers)
     pending: deque[tuple[list[Paper], Future[list[ExtractionRecords]]]] = deque()
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_init_worker,
-                                 initargs=(None if forked else nlp,)) as pool:
+        with ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=context,
+            initializer=_init_worker,
+            initargs=(None if forked else nlp,),
+        ) as pool:
             while True:
                 while len(pending) < 2 * workers:
                     batch = list(islice(stream, batch_size))
@@ -117,8 +134,10 @@ def extract_parallel(nlp: Language, papers: Iterable[Paper], *, workers: int, ba
                 for paper, records in zip(batch, future.result(), strict=True):
                     yield from_records(paper, records)
     except BrokenProcessPool as exc:
-        raise WorkerError(f"an extraction worker process died ({exc}); the machine may be out of memory: "
-                          "run again with fewer workers (--workers 1 runs in one process)") from exc
+        raise WorkerError(
+            f"an extraction worker process died ({exc}); the machine may be out of memory: "
+            "run again with fewer workers (--workers 1 runs in one process)"
+        ) from exc
     finally:
         _worker_nlp = None
         for _, future in pending:

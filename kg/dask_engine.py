@@ -81,13 +81,17 @@ def _table_bytes(columns: tuple[str, ...], paper_ids: list[str], rows: list[tupl
     return buffer.getvalue()
 
 
-def extract_partition(spec: PipelineSpec, fingerprint: dict[str, Any], papers: list[Paper],
-                      batch_size: int) -> tuple[bytes, bytes]:
+def extract_partition(
+    spec: PipelineSpec, fingerprint: dict[str, Any], papers: list[Paper], batch_size: int
+) -> tuple[bytes, bytes]:
     """Run on a worker: the Parquet bytes of the partition's mentions and relations."""
     nlp = _worker_pipeline(spec)
     if pipeline_fingerprint(nlp) != fingerprint:
-        raise RuntimeError(f"this worker's pipeline {pipeline_fingerprint(nlp)} is not the driver's {fingerprint}; "
-                           "install the same kg and model on every worker")
+        raise RuntimeError(
+            f"this worker's pipeline {pipeline_fingerprint(nlp)} is not the driver's "
+            f"{fingerprint}; "
+            "install the same kg and model on every worker"
+        )
     from extractors.pipeline import extract
 
     mention_ids: list[str] = []
@@ -100,8 +104,10 @@ def extract_partition(spec: PipelineSpec, fingerprint: dict[str, Any], papers: l
         mention_rows += mentions
         relation_ids += [item.paper.id] * len(relations)
         relation_rows += relations
-    return (_table_bytes(_MENTION_COLUMNS, mention_ids, mention_rows),
-            _table_bytes(_RELATION_COLUMNS, relation_ids, relation_rows))
+    return (
+        _table_bytes(_MENTION_COLUMNS, mention_ids, mention_rows),
+        _table_bytes(_RELATION_COLUMNS, relation_ids, relation_rows),
+    )
 
 
 def _read_partition(papers: list[Paper], mentions: bytes, relations: bytes) -> Iterator[Extraction]:
@@ -117,7 +123,9 @@ def _read_partition(papers: list[Paper], mentions: bytes, relations: bytes) -> I
         yield from_records(paper, grouped[paper.id])
 
 
-def _client(scheduler: str | None, workers: int, timeout: float) -> contextlib.AbstractContextManager[Client]:
+def _client(
+    scheduler: str | None, workers: int, timeout: float
+) -> contextlib.AbstractContextManager[Client]:
     try:
         from distributed import Client, LocalCluster
     except ImportError as exc:
@@ -133,16 +141,21 @@ def _client(scheduler: str | None, workers: int, timeout: float) -> contextlib.A
             try:
                 client = Client(scheduler, timeout=f"{timeout}s")
             except (OSError, TimeoutError, ValueError) as exc:
-                raise DaskError(f"cannot reach the Dask scheduler at {scheduler} ({exc}); is it running? "
-                                "give its address as tcp://HOST:8786") from exc
+                raise DaskError(
+                    f"cannot reach the Dask scheduler at {scheduler} ({exc}); is it running? "
+                    "give its address as tcp://HOST:8786"
+                ) from exc
             with client:
                 yield client
             return
         try:
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
+            cluster = LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+            )
         except (OSError, TimeoutError, RuntimeError) as exc:
-            raise DaskError(f"cannot start a Dask LocalCluster of {workers} workers ({exc})") from exc
+            raise DaskError(
+                f"cannot start a Dask LocalCluster of {workers} workers ({exc})"
+            ) from exc
         with cluster, Client(cluster) as client:
             yield client
 
@@ -150,9 +163,17 @@ def _client(scheduler: str | None, workers: int, timeout: float) -> contextlib.A
 
 
 @contextlib.contextmanager
-def dask_extractor(nlp: Language, *, spec: PipelineSpec = PipelineSpec(), scheduler: str | None = None,
-                   workers: int = 2, batch_size: int = 64, partition_size: int = PARTITION_SIZE,
-                   store: str | Path | None = None, timeout: float = 20.0) -> Iterator[Any]:
+def dask_extractor(
+    nlp: Language,
+    *,
+    spec: PipelineSpec = PipelineSpec(),
+    scheduler: str | None = None,
+    workers: int = 2,
+    batch_size: int = 64,
+    partition_size: int = PARTITION_SIZE,
+    store: str | Path | None = None,
+    timeout: float = 20.0,
+) -> Iterator[Any]:
     """An extractor for :func:`kg.build.build` (``extractor=``) that runs on a Dask cluster.
 
     Args:
@@ -163,12 +184,17 @@ def dask_extractor(nlp: Language, *, spec: PipelineSpec = PipelineSpec(), schedu
         timeout: seconds to wait for the scheduler.
 
     Raises:
-        DaskError: no Dask, no scheduler at ``scheduler``, or a task failed (its error in the message).
+        DaskError: no Dask, no scheduler at ``scheduler``, or a task failed (its error in the
+            message).
     """
     fingerprint = pipeline_fingerprint(nlp)
     with contextlib.ExitStack() as stack:
         client = stack.enter_context(_client(scheduler, workers, timeout))
-        folder = Path(store) if store is not None else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="kg-dask-")))
+        folder = (
+            Path(store)
+            if store is not None
+            else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="kg-dask-")))
+        )
         for sub in ("mentions", "relations"):
             (folder / sub).mkdir(parents=True, exist_ok=True)
         window = 2 * max(1, sum(client.nthreads().values()))
@@ -183,7 +209,9 @@ def dask_extractor(nlp: Language, *, spec: PipelineSpec = PipelineSpec(), schedu
                         part = list(islice(stream, partition_size))
                         if not part:
                             break
-                        future = client.submit(extract_partition, spec, fingerprint, part, batch_size, pure=False)
+                        future = client.submit(
+                            extract_partition, spec, fingerprint, part, batch_size, pure=False
+                        )
                         pending.append((number, part, future))
                         number += 1
                     if not pending:
@@ -192,8 +220,11 @@ def dask_extractor(nlp: Language, *, spec: PipelineSpec = PipelineSpec(), schedu
                     try:
                         mentions, relations = future.result()
                     except Exception as exc:  # the task's own error, raised again here by Dask
-                        raise DaskError(f"extraction of papers {part[0].id} .. {part[-1].id} failed on the Dask "
-                                        f"cluster: {type(exc).__name__}: {exc}") from exc
+                        raise DaskError(
+                            f"extraction of papers {part[0].id} .. {part[-1].id} failed on "
+                            "the Dask "
+                            f"cluster: {type(exc).__name__}: {exc}"
+                        ) from exc
                     (folder / "mentions" / f"part-{index:05d}.parquet").write_bytes(mentions)
                     (folder / "relations" / f"part-{index:05d}.parquet").write_bytes(relations)
                     yield from _read_partition(part, mentions, relations)

@@ -207,13 +207,13 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
         # met only (sorting them), so no paper pays for an array of all n (that term made the loop
         # grow as n squared); many: one bincount over all n, cheaper than the sort. Both add the
         # same values in the same order, so the weights do not depend on which way was taken.
-        rows = np.concatenate([r for r, _ in parts])
+        reached = np.concatenate([r for r, _ in parts])
         weights = np.concatenate([v for _, v in parts])
-        if 8 * len(rows) < n_papers:
-            met, slot = np.unique(rows, return_inverse=True)
+        if 8 * len(reached) < n_papers:
+            met, slot = np.unique(reached, return_inverse=True)
             totals = np.bincount(slot, weights=weights, minlength=len(met))
         else:
-            totals = np.bincount(rows, weights=weights, minlength=n_papers)
+            totals = np.bincount(reached, weights=weights, minlength=n_papers)
             met = np.flatnonzero(totals)
             totals = totals[met]
         keep_mask = (met != i) & (totals > 0.0)

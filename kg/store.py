@@ -25,12 +25,21 @@ from extractors.pipeline import Extraction
 from .errors import KgError
 from .model import Paper
 
-__all__ = ["STORE_FILE", "STORE_VERSION", "StoreError", "StoredPaper", "content_key", "pipeline_fingerprint",
-           "write_store", "read_store"]
+__all__ = [
+    "STORE_FILE",
+    "STORE_VERSION",
+    "StoreError",
+    "StoredPaper",
+    "content_key",
+    "pipeline_fingerprint",
+    "write_store",
+    "read_store",
+]
 
 STORE_FILE = "extractions.jsonl"
 STORE_VERSION = 1
-#: Index of ``sentence`` among a mention tuple's fields (paper id left out; see extractors.parallel).
+#: Index of ``sentence`` among a mention tuple's fields (paper id left out; see
+#: extractors.parallel).
 _SENTENCE = 4
 _REL_SENTENCE = 5
 
@@ -51,8 +60,13 @@ def pipeline_fingerprint(nlp: Language) -> dict[str, Any]:
     from kg import __version__
 
     meta = nlp.meta
-    return {"name": meta.get("name"), "version": meta.get("version"), "lang": nlp.lang,
-            "pipes": list(nlp.pipe_names), "kg": __version__}
+    return {
+        "name": meta.get("name"),
+        "version": meta.get("version"),
+        "lang": nlp.lang,
+        "pipes": list(nlp.pipe_names),
+        "kg": __version__,
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,19 +95,35 @@ def _unpack_sentence(abstract: str, value: Any, cache: dict[tuple[int, int], str
     start, length = value
     text = cache.get((start, length))
     if text is None:
-        text = cache[(start, length)] = abstract[start:start + length]
+        text = cache[(start, length)] = abstract[start : start + length]
     return text
 
 
 def _line(item: Extraction) -> str:
     paper = item.paper
     mentions, relations = to_records(item)
-    packed_mentions = [[*m[:_SENTENCE], _pack_sentence(paper.abstract, m[_SENTENCE], m[_SENTENCE + 1]),
-                        *m[_SENTENCE + 1:]] for m in mentions]
-    packed_relations = [[*r[:_REL_SENTENCE], _pack_sentence(paper.abstract, r[_REL_SENTENCE], None),
-                         *r[_REL_SENTENCE + 1:]] for r in relations]
-    row = {"key": content_key(paper), "paper": paper.to_dict(), "mentions": packed_mentions,
-           "relations": packed_relations}
+    packed_mentions = [
+        [
+            *m[:_SENTENCE],
+            _pack_sentence(paper.abstract, m[_SENTENCE], m[_SENTENCE + 1]),
+            *m[_SENTENCE + 1 :],
+        ]
+        for m in mentions
+    ]
+    packed_relations = [
+        [
+            *r[:_REL_SENTENCE],
+            _pack_sentence(paper.abstract, r[_REL_SENTENCE], None),
+            *r[_REL_SENTENCE + 1 :],
+        ]
+        for r in relations
+    ]
+    row = {
+        "key": content_key(paper),
+        "paper": paper.to_dict(),
+        "mentions": packed_mentions,
+        "relations": packed_relations,
+    }
     return json.dumps(row, ensure_ascii=False) + "\n"
 
 
@@ -108,10 +138,18 @@ def write_store(handle: IO[str], items: Iterable[Extraction], fingerprint: dict[
 
 
 def _paper(data: dict[str, Any]) -> Paper:
-    return Paper(**{**data, "authors": tuple(data.get("authors") or ()), "keywords": tuple(data.get("keywords") or ())})
+    return Paper(
+        **{
+            **data,
+            "authors": tuple(data.get("authors") or ()),
+            "keywords": tuple(data.get("keywords") or ()),
+        }
+    )
 
 
-def read_store(path: str | Path, fingerprint: dict[str, Any] | None = None) -> Iterator[StoredPaper]:
+def read_store(
+    path: str | Path, fingerprint: dict[str, Any] | None = None
+) -> Iterator[StoredPaper]:
     """The papers of a store in build order (streamed: one line in memory at a time).
 
     Raises:
@@ -122,8 +160,10 @@ def read_store(path: str | Path, fingerprint: dict[str, Any] | None = None) -> I
     try:
         handle = path.open(encoding="utf-8")
     except FileNotFoundError:
-        raise StoreError(f"{path}: no extraction store; --update needs a folder written by kg build "
-                         "(it keeps extractions.jsonl beside graph.json)") from None
+        raise StoreError(
+            f"{path}: no extraction store; --update needs a folder written by kg build "
+            "(it keeps extractions.jsonl beside graph.json)"
+        ) from None
     except OSError as exc:
         raise StoreError(f"{path}: cannot read ({exc.strerror or exc})") from exc
     with handle:
@@ -132,22 +172,40 @@ def read_store(path: str | Path, fingerprint: dict[str, Any] | None = None) -> I
         except ValueError:
             header = None
         if not isinstance(header, dict) or header.get("kg_extractions") != STORE_VERSION:
-            raise StoreError(f"{path}:1: not a kg extraction store of version {STORE_VERSION}; "
-                             "rebuild without --update")
+            raise StoreError(
+                f"{path}:1: not a kg extraction store of version {STORE_VERSION}; "
+                "rebuild without --update"
+            )
         if fingerprint is not None and header.get("pipeline") != fingerprint:
-            raise StoreError(f"{path}:1: extracted with another pipeline ({header.get('pipeline')}, this one is "
-                             f"{fingerprint}); cached mentions would not match, rebuild without --update")
+            raise StoreError(
+                f"{path}:1: extracted with another pipeline ({header.get('pipeline')}, this one is "
+                f"{fingerprint}); cached mentions would not match, rebuild without --update"
+            )
         for line_no, line in enumerate(handle, start=2):
             try:
                 row = json.loads(line)
                 paper = _paper(row["paper"])
                 cache: dict[tuple[int, int], str] = {}
-                mentions = [(*m[:_SENTENCE], _unpack_sentence(paper.abstract, m[_SENTENCE], cache), *m[_SENTENCE + 1:])
-                            for m in row["mentions"]]
-                relations = [(*r[:_REL_SENTENCE], _unpack_sentence(paper.abstract, r[_REL_SENTENCE], cache),
-                              *r[_REL_SENTENCE + 1:]) for r in row["relations"]]
+                mentions = [
+                    (
+                        *m[:_SENTENCE],
+                        _unpack_sentence(paper.abstract, m[_SENTENCE], cache),
+                        *m[_SENTENCE + 1 :],
+                    )
+                    for m in row["mentions"]
+                ]
+                relations = [
+                    (
+                        *r[:_REL_SENTENCE],
+                        _unpack_sentence(paper.abstract, r[_REL_SENTENCE], cache),
+                        *r[_REL_SENTENCE + 1 :],
+                    )
+                    for r in row["relations"]
+                ]
                 key = row["key"]
             except (ValueError, KeyError, TypeError) as exc:
-                raise StoreError(f"{path}:{line_no}: not an extraction record ({type(exc).__name__}: {exc}); "
-                                 "the store is damaged, rebuild without --update") from exc
+                raise StoreError(
+                    f"{path}:{line_no}: not an extraction record ({type(exc).__name__}: {exc}); "
+                    "the store is damaged, rebuild without --update"
+                ) from exc
             yield StoredPaper(paper, key, (mentions, relations))

@@ -24,7 +24,9 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "iclr2026"
 def cluster():
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as running:
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as running:
         yield running
 
 
@@ -33,7 +35,9 @@ def test_a_dask_build_is_the_local_build_byte_for_byte(nlp, cluster, tmp_path):
 
     local = build([EXAMPLES], nlp, workers=1)
     store = tmp_path / "parquet"
-    with dask_extractor(nlp, scheduler=cluster.scheduler_address, partition_size=8, store=store) as extractor:
+    with dask_extractor(
+        nlp, scheduler=cluster.scheduler_address, partition_size=8, store=store
+    ) as extractor:
         on_dask = build([EXAMPLES], nlp, extractor=extractor)
     assert "".join(on_dask.graph.iter_json()) == "".join(local.graph.iter_json())
     assert on_dask.merges == local.merges
@@ -46,31 +50,53 @@ def test_a_dask_build_is_the_local_build_byte_for_byte(nlp, cluster, tmp_path):
 
 def test_the_cli_starts_a_local_cluster_of_its_own(tmp_path):
     def kg(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "kg.cli", *args], capture_output=True, text=True, timeout=600)
+        return subprocess.run(
+            [sys.executable, "-m", "kg.cli", *args], capture_output=True, text=True, timeout=600
+        )
 
-    local = kg("build", str(EXAMPLES), "-o", str(tmp_path / "local"), "-q", "--no-html", "--workers", "1")
+    local = kg(
+        "build", str(EXAMPLES), "-o", str(tmp_path / "local"), "-q", "--no-html", "--workers", "1"
+    )
     assert local.returncode == 0, local.stderr
-    done = kg("build", str(EXAMPLES), "-o", str(tmp_path / "dask"), "--json", "--no-html", "--engine", "dask",
-              "--workers", "2")
+    done = kg(
+        "build",
+        str(EXAMPLES),
+        "-o",
+        str(tmp_path / "dask"),
+        "--json",
+        "--no-html",
+        "--engine",
+        "dask",
+        "--workers",
+        "2",
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["papers"] == 57
-    assert (tmp_path / "dask" / "graph.json").read_bytes() == (tmp_path / "local" / "graph.json").read_bytes()
+    assert (tmp_path / "dask" / "graph.json").read_bytes() == (
+        tmp_path / "local" / "graph.json"
+    ).read_bytes()
 
 
 def test_a_task_that_fails_on_the_cluster_names_its_papers(nlp, cluster, tmp_path):
     spec = PipelineSpec(model=str(tmp_path / "no-such-model"))
-    with pytest.raises(DaskError, match=r"extraction of papers \w+ \.\. \w+ failed on the Dask cluster: ModelError"):
+    with pytest.raises(
+        DaskError, match=r"extraction of papers \w+ \.\. \w+ failed on the Dask cluster: ModelError"
+    ):
         with dask_extractor(nlp, spec=spec, scheduler=cluster.scheduler_address) as extractor:
             build([EXAMPLES], nlp, extractor=extractor)
 
 
 def test_workers_with_another_pipeline_are_refused(nlp, cluster):
     with pytest.raises(DaskError, match="is not the driver's"):
-        with dask_extractor(nlp, spec=PipelineSpec(statistical=False), scheduler=cluster.scheduler_address) as ex:
+        with dask_extractor(
+            nlp, spec=PipelineSpec(statistical=False), scheduler=cluster.scheduler_address
+        ) as ex:
             build([EXAMPLES], nlp, extractor=ex)
 
 
 def test_an_unreachable_scheduler_is_one_clear_error(nlp):
-    with pytest.raises(DaskError, match=r"cannot reach the Dask scheduler at tcp://127.0.0.1:9 .*; is it running"):
+    with pytest.raises(
+        DaskError, match=r"cannot reach the Dask scheduler at tcp://127.0.0.1:9 .*; is it running"
+    ):
         with dask_extractor(nlp, scheduler="tcp://127.0.0.1:9", timeout=2):
             pass

@@ -26,8 +26,13 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "iclr2026"
 
 
 def kg(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kg.cli", *args], capture_output=True, text=True, timeout=600,
-                          cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "kg.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -38,14 +43,26 @@ def corpus(tmp_path_factory) -> tuple[Path, Path]:
     assert len(papers) == 57
     parts = (folder / "a.jsonl", folder / "b.jsonl")
     for path, chunk in zip(parts, (papers[:35], papers[35:]), strict=True):
-        path.write_text("".join(json.dumps({"id": p.id, "title": p.title, "abstract": p.abstract}) + "\n"
-                                for p in chunk), encoding="utf-8")
+        path.write_text(
+            "".join(
+                json.dumps({"id": p.id, "title": p.title, "abstract": p.abstract}) + "\n"
+                for p in chunk
+            ),
+            encoding="utf-8",
+        )
     return parts
 
 
 def _outputs(result, out: Path, nlp: Language) -> Path:
-    write_build_outputs(result.graph, result.merges, result.summary.to_dict(), out, html=False,
-                        extractions=result.extractions, pipeline=pipeline_fingerprint(nlp))
+    write_build_outputs(
+        result.graph,
+        result.merges,
+        result.summary.to_dict(),
+        out,
+        html=False,
+        extractions=result.extractions,
+        pipeline=pipeline_fingerprint(nlp),
+    )
     return out
 
 
@@ -90,8 +107,14 @@ def test_update_extracts_only_new_papers_and_gives_the_full_graph(corpus, nlp, t
     full = _outputs(build([a, b], nlp), tmp_path / "full", nlp)
     first = _outputs(build([a], nlp), tmp_path / "inc", nlp)
     extracted: list[str] = []
-    result = build([b, a], nlp, update=first, on_paper=lambda p, _m: extracted.append(p.id))  # a again: duplicates
-    assert result.summary.reused == 35 and result.summary.papers == 57 and result.summary.duplicates == 35
+    result = build(
+        [b, a], nlp, update=first, on_paper=lambda p, _m: extracted.append(p.id)
+    )  # a again: duplicates
+    assert (
+        result.summary.reused == 35
+        and result.summary.papers == 57
+        and result.summary.duplicates == 35
+    )
     _outputs(result, first, nlp)
     for name in ("graph.json", "graph.graphml", "merges.jsonl", STORE_FILE):
         assert (first / name).read_bytes() == (full / name).read_bytes(), name
@@ -99,28 +122,45 @@ def test_update_extracts_only_new_papers_and_gives_the_full_graph(corpus, nlp, t
 
 def test_update_with_the_cli(corpus, tmp_path):
     a, b = corpus
-    assert kg("build", str(a), str(b), "-o", str(tmp_path / "full"), "-q", "--no-html").returncode == 0
-    assert kg("build", str(a), "-o", str(tmp_path / "inc"), "-q", "--no-html", "--workers", "2").returncode == 0
+    assert (
+        kg("build", str(a), str(b), "-o", str(tmp_path / "full"), "-q", "--no-html").returncode == 0
+    )
+    assert (
+        kg(
+            "build", str(a), "-o", str(tmp_path / "inc"), "-q", "--no-html", "--workers", "2"
+        ).returncode
+        == 0
+    )
     done = kg("build", str(b), "--update", str(tmp_path / "inc"), "--no-html", "--json")
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["reused"] == 35 and summary["papers"] == 57
-    assert (tmp_path / "inc" / "graph.json").read_bytes() == (tmp_path / "full" / "graph.json").read_bytes()
+    assert (tmp_path / "inc" / "graph.json").read_bytes() == (
+        tmp_path / "full" / "graph.json"
+    ).read_bytes()
 
 
 def test_update_needs_a_store_of_the_same_pipeline(corpus, nlp, tmp_path):
     a, _ = corpus
-    with pytest.raises(StoreError, match="no extraction store; --update needs a folder written by kg build"):
+    with pytest.raises(
+        StoreError, match="no extraction store; --update needs a folder written by kg build"
+    ):
         build([a], nlp, update=tmp_path)
     store = tmp_path / STORE_FILE
     store.write_text(json.dumps({"kg_extractions": 1, "pipeline": {"name": "other"}}) + "\n")
     with pytest.raises(StoreError, match=r"extractions.jsonl:1: extracted with another pipeline"):
         build([a], nlp, update=tmp_path)
-    store.write_text(json.dumps({"kg_extractions": 1, "pipeline": pipeline_fingerprint(nlp)}) + "\n{oops\n")
+    store.write_text(
+        json.dumps({"kg_extractions": 1, "pipeline": pipeline_fingerprint(nlp)}) + "\n{oops\n"
+    )
     with pytest.raises(StoreError, match=r"extractions.jsonl:2: not an extraction record"):
         build([a], nlp, update=tmp_path)
     done = kg("build", str(a), "--update", str(tmp_path / "nothing"), "-q")
-    assert done.returncode == 1 and "no extraction store" in done.stderr and "Traceback" not in done.stderr
+    assert (
+        done.returncode == 1
+        and "no extraction store" in done.stderr
+        and "Traceback" not in done.stderr
+    )
 
 
 def test_engine_options_are_checked(corpus, tmp_path):
@@ -133,12 +173,32 @@ def test_engine_options_are_checked(corpus, tmp_path):
 
 def _odd_graph() -> nx.MultiDiGraph:
     G = nx.MultiDiGraph(kg_schema=1)
-    G.add_node("method:a&b <c>", label="Method", name='say "hi"\n\ttab\r', aliases=["x", "y"], support=2,
-               flag=True, score=0.5)
-    G.add_node("paper:1", label="Paper", abstract="a < b & c > d", year=2024, mentions=[[0, 1, "METHOD", "m"]],
-               venue=None)
+    G.add_node(
+        "method:a&b <c>",
+        label="Method",
+        name='say "hi"\n\ttab\r',
+        aliases=["x", "y"],
+        support=2,
+        flag=True,
+        score=0.5,
+    )
+    G.add_node(
+        "paper:1",
+        label="Paper",
+        abstract="a < b & c > d",
+        year=2024,
+        mentions=[[0, 1, "METHOD", "m"]],
+        venue=None,
+    )
     G.add_node("lonely")
-    G.add_edge("paper:1", "method:a&b <c>", key="USES", type="USES", evidence=[{"sentence": "s & t"}], weight=1.0)
+    G.add_edge(
+        "paper:1",
+        "method:a&b <c>",
+        key="USES",
+        type="USES",
+        evidence=[{"sentence": "s & t"}],
+        weight=1.0,
+    )
     G.add_edge("paper:1", "lonely", key='K"Q', type="RELATED_TO")
     G.add_edge("paper:1", "lonely", key="BARE")
     return G
@@ -152,7 +212,9 @@ def test_graphml_is_streamed_with_networkx_s_exact_bytes(tmp_path):
     path = write_graphml(_odd_graph(), tmp_path / "g.graphml")
     back = read_graphml(path)
     assert back.nodes["method:a&b <c>"]["aliases"] == ["x", "y"]
-    assert back.nodes["method:a&b <c>"]["name"] == 'say "hi"\n\ttab\n'  # XML reads a CR as a line end
+    assert (
+        back.nodes["method:a&b <c>"]["name"] == 'say "hi"\n\ttab\n'
+    )  # XML reads a CR as a line end
 
 
 def test_json_is_streamed_with_json_dump_s_exact_bytes(tmp_path, example_graph):
