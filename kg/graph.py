@@ -170,7 +170,10 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
     n_papers = len(papers)
     if n_papers < 2 or k < 1:
         return []
-    raw: list[Counter] = []
+    # Features are numbered as first met; each paper keeps its vector as two small arrays (feature
+    # numbers, weights) rather than dicts keyed by strings, which took most of a build's memory.
+    vocabulary: dict[Any, int] = {}
+    raw: list[tuple[np.ndarray, np.ndarray]] = []
     for pid in papers:
         feats: Counter = Counter()
         for _, eid, rel, data in G.out_edges(pid, keys=True, data=True):
@@ -179,28 +182,38 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
         if terms:
             for term, count in paper_terms(G.nodes[pid]).items():
                 feats[("term", term)] += count
-        raw.append(feats)
-    df: Counter = Counter()
-    for feats in raw:
-        df.update(feats.keys())
-    vectors: list[dict] = []
-    postings: dict[Any, tuple[list[int], list[float]]] = defaultdict(lambda: ([], []))
+        ids = [vocabulary.setdefault(f, len(vocabulary)) for f in feats]
+        raw.append((np.asarray(ids, dtype=np.int64), np.asarray(list(feats.values()), dtype=np.int64)))
+    features = list(vocabulary)
+    del vocabulary
+    df = np.bincount(np.concatenate([ids for ids, _ in raw]) if raw else np.zeros(0, dtype=np.int64),
+                     minlength=len(features))
+    idf = [math.log((1 + n_papers) / (1 + d)) + 1.0 for d in df.tolist()]
+    vectors: list[tuple[np.ndarray, np.ndarray]] = []
     norms = np.ones(n_papers)
-    for i, feats in enumerate(raw):
-        vec = {f: (1.0 + math.log(c)) * (math.log((1 + n_papers) / (1 + df[f])) + 1.0)
-               for f, c in feats.items() if df[f] >= min_df}
-        vectors.append(vec)
-        if vec:
-            norms[i] = math.sqrt(sum(x * x for x in vec.values()))
-        for f, x in vec.items():
-            rows, values = postings[f]
-            rows.append(i)
-            values.append(x)
-    index = {f: (np.asarray(rows, dtype=np.int64), np.asarray(values) / norms[rows])
-             for f, (rows, values) in postings.items() if len(rows) <= max_postings}
+    for i, (ids, counts) in enumerate(raw):
+        kept = df[ids] >= min_df
+        ids = ids[kept]
+        weights = [(1.0 + math.log(c)) * idf[f] for f, c in zip(ids.tolist(), counts[kept].tolist(), strict=True)]
+        vectors.append((ids, np.asarray(weights, dtype=np.float64)))
+        if weights:
+            norms[i] = math.sqrt(sum(x * x for x in weights))
+    del raw
+    # the inverted index (feature -> papers, weights / norm) as one sorted array, sliced per feature
+    all_ids = np.concatenate([ids for ids, _ in vectors])
+    all_rows = np.repeat(np.arange(n_papers, dtype=np.int64), [len(ids) for ids, _ in vectors])
+    all_values = np.concatenate([w for _, w in vectors]) / norms[all_rows]
+    order = np.argsort(all_ids, kind="stable")  # stable: a feature's papers stay in paper order
+    post_rows, post_values = all_rows[order], all_values[order]
+    bounds = np.searchsorted(all_ids[order], np.arange(len(features) + 1))
+    del all_ids, all_rows, all_values, order
+    followed = ((bounds[1:] - bounds[:-1]) <= max_postings).tolist()
+    df_of = df.tolist()
     keep: dict[tuple[int, int], float] = {}
-    for i, vec in enumerate(vectors):
-        parts = [(index[f][0], index[f][1] * (x / norms[i])) for f, x in vec.items() if f in index]
+    for i, (ids, weights) in enumerate(vectors):
+        scale = weights / norms[i]
+        parts = [(post_rows[bounds[f]:bounds[f + 1]], post_values[bounds[f]:bounds[f + 1]] * x)
+                 for f, x in zip(ids.tolist(), scale.tolist(), strict=True) if followed[f]]
         if not parts:
             continue
         # dot products with every paper met through a feature. Few postings: summed over the papers
@@ -227,12 +240,15 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
             keep[(a, b)] = float(scores[j])
     out = []
     for (a, b), weight in sorted(keep.items()):
-        va, vb = vectors[a], vectors[b]
+        va = dict(zip(vectors[a][0].tolist(), vectors[a][1].tolist(), strict=True))
+        vb = dict(zip(vectors[b][0].tolist(), vectors[b][1].tolist(), strict=True))
         common = [f for f in va if f in vb]
-        shared = sorted((f for f in common if isinstance(f, str)), key=lambda e: (df[e], e))
-        shared_terms = sorted((f for f in common if not isinstance(f, str)), key=lambda f: (-va[f] * vb[f], f[1]))
+        shared = [features[f] for f in sorted((f for f in common if isinstance(features[f], str)),
+                                              key=lambda f: (df_of[f], features[f]))]
+        shared_terms = sorted((f for f in common if not isinstance(features[f], str)),
+                              key=lambda f: (-va[f] * vb[f], features[f][1]))
         out.append((papers[a], papers[b], round(min(weight, 1.0), 6), shared,
-                    [term for _, term in shared_terms[:MAX_SHARED_TERMS]]))
+                    [features[f][1] for f in shared_terms[:MAX_SHARED_TERMS]]))
     return out
 
 
