@@ -182,26 +182,26 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
         if terms:
             for term, count in paper_terms(G.nodes[pid]).items():
                 feats[("term", term)] += count
-        ids = [vocabulary.setdefault(f, len(vocabulary)) for f in feats]
-        raw.append((np.asarray(ids, dtype=np.int64), np.asarray(list(feats.values()), dtype=np.int64)))
+        numbered = [vocabulary.setdefault(f, len(vocabulary)) for f in feats]
+        raw.append((np.asarray(numbered, dtype=np.int64), np.asarray(list(feats.values()), dtype=np.int64)))
     features = list(vocabulary)
     del vocabulary
-    df = np.bincount(np.concatenate([ids for ids, _ in raw]) if raw else np.zeros(0, dtype=np.int64),
-                     minlength=len(features))
+    df = np.bincount(np.concatenate([numbers for numbers, _ in raw]), minlength=len(features))
     idf = [math.log((1 + n_papers) / (1 + d)) + 1.0 for d in df.tolist()]
     vectors: list[tuple[np.ndarray, np.ndarray]] = []
     norms = np.ones(n_papers)
-    for i, (ids, counts) in enumerate(raw):
-        kept = df[ids] >= min_df
-        ids = ids[kept]
-        weights = [(1.0 + math.log(c)) * idf[f] for f, c in zip(ids.tolist(), counts[kept].tolist(), strict=True)]
-        vectors.append((ids, np.asarray(weights, dtype=np.float64)))
-        if weights:
-            norms[i] = math.sqrt(sum(x * x for x in weights))
+    for i, (numbers, counts) in enumerate(raw):
+        kept = df[numbers] >= min_df
+        kept_numbers = numbers[kept]
+        values = [(1.0 + math.log(c)) * idf[f]
+                  for f, c in zip(kept_numbers.tolist(), counts[kept].tolist(), strict=True)]
+        vectors.append((kept_numbers, np.asarray(values, dtype=np.float64)))
+        if values:
+            norms[i] = math.sqrt(sum(x * x for x in values))
     del raw
     # the inverted index (feature -> papers, weights / norm) as one sorted array, sliced per feature
-    all_ids = np.concatenate([ids for ids, _ in vectors])
-    all_rows = np.repeat(np.arange(n_papers, dtype=np.int64), [len(ids) for ids, _ in vectors])
+    all_ids = np.concatenate([numbers for numbers, _ in vectors])
+    all_rows = np.repeat(np.arange(n_papers, dtype=np.int64), [len(numbers) for numbers, _ in vectors])
     all_values = np.concatenate([w for _, w in vectors]) / norms[all_rows]
     order = np.argsort(all_ids, kind="stable")  # stable: a feature's papers stay in paper order
     post_rows, post_values = all_rows[order], all_values[order]
@@ -210,10 +210,10 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
     followed = ((bounds[1:] - bounds[:-1]) <= max_postings).tolist()
     df_of = df.tolist()
     keep: dict[tuple[int, int], float] = {}
-    for i, (ids, weights) in enumerate(vectors):
-        scale = weights / norms[i]
+    for i, (numbers, vector) in enumerate(vectors):
+        scale = vector / norms[i]
         parts = [(post_rows[bounds[f]:bounds[f + 1]], post_values[bounds[f]:bounds[f + 1]] * x)
-                 for f, x in zip(ids.tolist(), scale.tolist(), strict=True) if followed[f]]
+                 for f, x in zip(numbers.tolist(), scale.tolist(), strict=True) if followed[f]]
         if not parts:
             continue
         # dot products with every paper met through a feature. Few postings: summed over the papers
