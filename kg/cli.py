@@ -115,6 +115,12 @@ def build_cli(
         err_console.print(f"[yellow]{what}[/] {escape(str(err))}", highlight=False, soft_wrap=True)
 
     total = None if quiet else _count_lines_hint(inputs)
+    if total is not None and update is not None:  # the earlier build's papers tick the bar too
+        try:
+            with (update / "extractions.jsonl").open("rb") as handle:
+                total += max(0, sum(1 for _ in handle) - 1)
+        except OSError:
+            pass  # the build itself says what is wrong with the store
     progress = Progress(SpinnerColumn(), TextColumn("extracting"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("{task.fields[rate]} abstracts/s"), TimeElapsedColumn(),
                         console=err_console, transient=True, disable=quiet)
