@@ -122,17 +122,21 @@ def extract_parallel(
             initializer=_init_worker,
             initargs=(None if forked else nlp,),
         ) as pool:
-            while True:
-                while len(pending) < 2 * workers:
-                    batch = list(islice(stream, batch_size))
-                    if not batch:
+            try:
+                while True:
+                    while len(pending) < 2 * workers:
+                        batch = list(islice(stream, batch_size))
+                        if not batch:
+                            break
+                        pending.append((batch, pool.submit(_extract_batch, batch, batch_size)))
+                    if not pending:
                         break
-                    pending.append((batch, pool.submit(_extract_batch, batch, batch_size)))
-                if not pending:
-                    break
-                batch, future = pending.popleft()
-                for paper, records in zip(batch, future.result(), strict=True):
-                    yield from_records(paper, records)
+                    batch, future = pending.popleft()
+                    for paper, records in zip(batch, future.result(), strict=True):
+                        yield from_records(paper, records)
+            finally:  # stopped early (an error, ^C): drop the batches not started before closing
+                for _, waiting in pending:
+                    waiting.cancel()
     except BrokenProcessPool as exc:
         raise WorkerError(
             f"an extraction worker process died ({exc}); the machine may be out of memory: "
@@ -140,5 +144,3 @@ def extract_parallel(
         ) from exc
     finally:
         _worker_nlp = None
-        for _, future in pending:
-            future.cancel()
