@@ -44,9 +44,13 @@ def write_json(graph: KnowledgeGraph | nx.MultiDiGraph, path: str | Path, *,
         raise ExportError(f"{path}: cannot write graph JSON ({exc})") from exc
 
 
+#: One encoder for every value (``json.dumps(..., ensure_ascii=False)`` builds a new one per call).
+_to_json = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def _encode(value: Any) -> Any:
     if isinstance(value, (list, tuple, dict, set)):
-        return json.dumps(sorted(value) if isinstance(value, set) else value, ensure_ascii=False)
+        return _to_json(sorted(value) if isinstance(value, set) else value)
     return value
 
 
