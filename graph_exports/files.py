@@ -8,8 +8,8 @@ names are recorded in the graph attribute ``kg_json_attributes``; :func:`read_gr
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import networkx as nx

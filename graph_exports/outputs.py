@@ -8,8 +8,8 @@ half-way (a full disk, an error in one export) leaves the previous build's files
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.atomic import AtomicFiles
