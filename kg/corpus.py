@@ -28,15 +28,7 @@ from typing import IO, Any, Optional
 
 from .errors import BadRecord, CorpusError, RecordWarning
 from .model import Paper
-from .records import (
-    FIELDS,
-    LIMITS,
-    Limits,
-    derive_label,
-    normalise_abstract,
-    paper_id_for,
-    to_paper,
-)
+from .records import FIELDS, LIMITS, Limits, derive_label, normalise_abstract, paper_id_for, to_paper
 
 __all__ = [
     "FIELDS",
