@@ -8,23 +8,33 @@ half-way (a full disk, an error in one export) leaves the previous build's files
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kg.atomic import AtomicFiles
 from kg.graph import KnowledgeGraph
 
 from .files import write_graphml, write_json
 
+if TYPE_CHECKING:
+    from extractors.pipeline import Extraction
+
 __all__ = ["OUTPUT_FILES", "write_build_outputs"]
 
 #: What a build writes into its output folder (graph.html only with ``html``).
 OUTPUT_FILES = ("summary.json", "merges.jsonl", "graph.json", "graph.graphml", "graph.html")
+#: The mentions of every paper, for ``kg build --update`` (written when the build passes them).
+STORE_FILE = "extractions.jsonl"
 
 
 def write_build_outputs(graph: KnowledgeGraph, merges: list[dict[str, Any]], summary: dict[str, Any],
-                        out: str | Path, *, html: bool = True) -> list[Path]:
+                        out: str | Path, *, html: bool = True, extractions: Iterable[Extraction] | None = None,
+                        pipeline: dict[str, Any] | None = None) -> list[Path]:
     """Write a build's files into ``out``, all or none; returns their paths.
+
+    ``extractions`` (with the ``pipeline`` fingerprint that made them) go to ``extractions.jsonl``
+    (:mod:`kg.store`), which ``kg build --update`` reads.
 
     Raises:
         ExportError: a file could not be written; no file in ``out`` has changed.
@@ -33,10 +43,16 @@ def write_build_outputs(graph: KnowledgeGraph, merges: list[dict[str, Any]], sum
     with AtomicFiles() as files:   # smallest first, so that a full disk is met as early as can be
         files.write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
         files.write_text(out / "merges.jsonl", "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in merges))
+        if extractions is not None:
+            from kg.store import write_store
+
+            with files.open(out / STORE_FILE) as handle:
+                write_store(handle, extractions, pipeline or {})
         write_json(graph, out / "graph.json", files=files)
         write_graphml(graph, out / "graph.graphml", files=files)
         if html:
             from .html import write_html
 
             write_html(graph, out / "graph.html", files=files)
-    return [out / name for name in OUTPUT_FILES if html or name != "graph.html"]
+    written = [out / name for name in OUTPUT_FILES if html or name != "graph.html"]
+    return written + ([out / STORE_FILE] if extractions is not None else [])

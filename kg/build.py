@@ -6,14 +6,16 @@ The CLI and the benchmarks call :func:`build`; exports happen afterwards, at the
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from spacy.language import Language
 
-from extractors import extract
+from extractors.parallel import extract_parallel
+from extractors.pipeline import Extraction
 
 from .corpus import CorpusStats, read_corpus
 from .errors import BadRecord, CorpusError
@@ -22,6 +24,7 @@ from .model import Mention, Paper, RelationMention, ResultMention
 from .records import LIMITS, Limits
 from .resolve import resolve, resolve_relations
 from .results import add_result_nodes
+from .store import STORE_FILE, content_key, pipeline_fingerprint, read_store
 from .trends import annotate_years
 
 __all__ = ["BuildSummary", "BuildResult", "build", "build_from_papers"]
@@ -48,6 +51,8 @@ class BuildSummary:
     extract_seconds: float = 0.0
     abstracts_per_second: float = 0.0
     errors: list[str] = field(default_factory=list)
+    workers: int = 1
+    reused: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -60,26 +65,38 @@ class BuildResult:
     graph: KnowledgeGraph
     summary: BuildSummary
     merges: list[dict[str, Any]]
+    extractions: list[Extraction] = field(default_factory=list)
 
 
 def build_from_papers(papers: Iterable[Paper], nlp: Language, *, batch_size: int = 64,
                       related_k: int = 10, on_paper: Callable[[Paper, list[Mention]], None] | None = None,
                       on_error: Callable[[BadRecord], None] | None = None, limits: Limits = LIMITS,
-                      ) -> BuildResult:
+                      workers: int = 1, cached: Mapping[tuple[str, str], Extraction] | None = None,
+                      extractor: Extractor | None = None) -> BuildResult:
     """Extract, resolve and assemble ``papers`` (an iterable, consumed once).
 
     A paper longer than the pipeline's ``nlp.max_length`` is skipped (reported to ``on_error``), and
     a "mention" longer than ``limits.mention_chars`` is dropped, so that no entity id outgrows what
     Neo4j can index.
+
+    Args:
+        workers: extraction processes (:func:`extractors.parallel.extract_parallel`); the graph is
+            the same with any number.
+        cached: extractions by ``(paper id, content key)`` (:mod:`kg.store`) to reuse instead of
+            running the pipeline on those papers again.
+        extractor: runs the pipeline over the papers not in ``cached`` (default: local worker
+            processes; the Dask engine passes its own); must keep their order.
     """
     start = time.perf_counter()
     kept: list[Paper] = []
     extracted: list[tuple[Paper, list[Mention]]] = []
+    extractions: list[Extraction] = []
     relation_mentions: list[RelationMention] = []
     result_mentions: list[ResultMention] = []
     by_label: dict[str, int] = {}
     too_long = 0
     dropped = 0
+    reused = 0
 
     def fitting(stream: Iterable[Paper]) -> Iterator[Paper]:
         nonlocal too_long
@@ -93,12 +110,19 @@ def build_from_papers(papers: Iterable[Paper], nlp: Language, *, batch_size: int
                                    f"abstract is {len(paper.abstract):,} characters, over the pipeline's "
                                    f"limit of {nlp.max_length:,} (nlp.max_length); paper skipped"))
 
-    for item in extract(nlp, fitting(papers), batch_size=batch_size):
+    if extractor is None:
+        def extractor(stream: Iterable[Paper]) -> Iterator[Extraction]:
+            return extract_parallel(nlp, stream, workers=workers, batch_size=batch_size)
+
+    for item in _with_cache(fitting(papers), cached or {}, extractor):
         paper = item.paper
+        if cached and (paper.id, content_key(paper)) in cached:
+            reused += 1
         mentions = [m for m in item.mentions if len(m.text) <= limits.mention_chars]
         dropped += len(item.mentions) - len(mentions)
         kept.append(paper)
         extracted.append((paper, mentions))
+        extractions.append(item)
         relation_mentions.extend(item.relations)
         result_mentions.extend(item.results)
         for m in mentions:
@@ -108,47 +132,110 @@ def build_from_papers(papers: Iterable[Paper], nlp: Language, *, batch_size: int
     extract_seconds = time.perf_counter() - start
     resolution = resolve(extracted)
     relations = resolve_relations(relation_mentions, resolution)
+    del relation_mentions
     graph = KnowledgeGraph(build_graph(kept, resolution, relations, related_k=related_k))
     results = add_result_nodes(graph.nx, result_mentions, resolution)
     annotate_years(graph.nx)  # first_year, papers_by_year, mean_year on entities of dated papers
+    merges = resolution.merges()
+    mention_count = sum(len(ms) for _, ms in extracted)
+    resolution_stats = asdict(resolution.stats)
+    # the graph holds what is kept; the rest can go before the exports
+    del extracted, resolution, relations, result_mentions
     seconds = time.perf_counter() - start
     stats = graph.stats()
     summary = BuildSummary(
         papers=len(kept),
         skipped=too_long,
-        mentions=sum(len(ms) for _, ms in extracted),
+        mentions=mention_count,
         mentions_dropped=dropped,
         results=results,
         entities=stats["entities"],
         mentions_by_label=dict(sorted(by_label.items())),
         edges=stats["edges"],
-        resolution=asdict(resolution.stats),
+        resolution=resolution_stats,
         seconds=round(seconds, 3),
         extract_seconds=round(extract_seconds, 3),
         abstracts_per_second=round(len(kept) / seconds, 1) if seconds > 0 else 0.0,
+        workers=workers,
+        reused=reused,
     )
-    return BuildResult(graph, summary, resolution.merges())
+    return BuildResult(graph, summary, merges, extractions)
+
+
+#: Runs the pipeline over a stream of papers and yields their extractions in the same order.
+Extractor = Callable[[Iterable[Paper]], Iterator[Extraction]]
+
+
+def _with_cache(papers: Iterable[Paper], cached: Mapping[tuple[str, str], Extraction],
+                extractor: Extractor) -> Iterator[Extraction]:
+    """Every paper's extraction in input order: cached ones as they are, the others through
+    ``extractor`` (which may read ahead of what it has yielded)."""
+    stream = iter(papers)
+    order: deque[Extraction | None] = deque()  # None: the next result of the extractor
+
+    def pull() -> bool:
+        paper = next(stream, None)
+        if paper is None:
+            return False
+        order.append(cached.get((paper.id, content_key(paper))) if cached else None)
+        if order[-1] is None:
+            to_extract.append(paper)
+        return True
+
+    to_extract: deque[Paper] = deque()
+
+    def feed() -> Iterator[Paper]:
+        while True:
+            while not to_extract:
+                if not pull():
+                    return
+            yield to_extract.popleft()
+
+    results = extractor(feed())
+    try:
+        while order or pull():
+            item = order.popleft()
+            yield next(results) if item is None else item
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
 
 
 def build(inputs: Iterable[str | Path], nlp: Language, *, fmt: str = "auto", fields: dict[str, str] | None = None,
           strict: bool = False, max_chars: int = 100_000, batch_size: int = 64, related_k: int = 10,
           on_error: Callable[[BadRecord], None] | None = None,
-          on_paper: Callable[[Paper, list[Mention]], None] | None = None) -> BuildResult:
+          on_paper: Callable[[Paper, list[Mention]], None] | None = None, workers: int = 1,
+          update: str | Path | None = None, extractor: Extractor | None = None) -> BuildResult:
     """Read ``inputs`` and build their graph; bad records are reported and counted, not fatal
     (unless ``strict``).
+
+    Args:
+        workers: extraction processes (see :func:`build_from_papers`).
+        update: a folder written by ``kg build``: its papers come first, with their stored
+            mentions (:mod:`kg.store`), then the papers of ``inputs`` it has not seen; the graph is
+            the one a build of the earlier inputs and ``inputs`` together makes.
+        extractor: see :func:`build_from_papers` (the Dask engine's).
 
     Raises:
         CorpusError: ``max_chars`` is over what the pipeline takes (``nlp.max_length``), an input is
             missing, or (``strict``) a record is bad.
+        StoreError: ``update`` has no readable extraction store of this pipeline.
     """
     if max_chars > nlp.max_length:
         raise CorpusError(f"--max-chars {max_chars:,} is over the pipeline's limit of {nlp.max_length:,} "
                           "characters (spaCy's nlp.max_length); give at most that")
+    known: list[Paper] = []
+    cached: dict[tuple[str, str], Extraction] = {}
+    if update is not None:
+        for stored in read_store(Path(update) / STORE_FILE, pipeline_fingerprint(nlp)):
+            known.append(stored.paper)
+            cached[(stored.paper.id, stored.key)] = stored.extraction()
     corpus = CorpusStats()
     papers = read_corpus(inputs, fmt=fmt, fields=fields, strict=strict, max_chars=max_chars,
-                         stats=corpus, on_error=on_error)
+                         stats=corpus, on_error=on_error, known=known)
     result = build_from_papers(papers, nlp, batch_size=batch_size, related_k=related_k, on_paper=on_paper,
-                               on_error=on_error)
+                               on_error=on_error, workers=workers, cached=cached, extractor=extractor)
     summary = result.summary
     summary.records = corpus.records
     summary.duplicates = corpus.duplicates

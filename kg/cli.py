@@ -105,7 +105,7 @@ def _count_lines_hint(inputs: list[str]) -> int | None:
 @app.command("build")
 def build_cli(
     inputs: Annotated[list[str], typer.Argument(metavar="INPUT", help="Files, directories or globs of abstracts (.txt paragraphs, .jsonl, .csv); - for stdin.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder for graph.json, graph.graphml, graph.html and summary.json.")] = Path("out"),
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", show_default="out, or the --update folder", help="Output folder for graph.json, graph.graphml, graph.html and summary.json.")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="Input format: auto (by suffix), txt, jsonl or csv.")] = "auto",
     field: Annotated[Optional[list[str]], typer.Option("--field", metavar="FIELD=NAME", help="Map a field to your column, e.g. --field abstract=summary (repeatable).")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Stop at the first bad record instead of skipping it.")] = False,
@@ -118,21 +118,39 @@ def build_cli(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary table.")] = False,
     json_summary: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
     neo4j_uri: Annotated[Optional[str], typer.Option("--neo4j", help="Also push the graph to this Neo4j URI (as kg push; NEO4J_USERNAME, NEO4J_PASSWORD, NEO4J_DATABASE apply).")] = None,
+    workers: Annotated[Optional[int], typer.Option("--workers", "-w", min=1, show_default="the usable cores", help="Extraction processes (local engine) or Dask workers of a LocalCluster; the graph is the same with any number.")] = None,
+    engine: Annotated[str, typer.Option("--engine", help="local (worker processes on this machine) or dask (a Dask cluster; pip install 'kg[dask]').")] = "local",
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="--engine dask: address of a running scheduler, e.g. tcp://10.0.0.5:8786 (default: start a LocalCluster).")] = None,
+    update: Annotated[Optional[Path], typer.Option("--update", help="A folder kg build wrote: add INPUTS to its papers, extracting only those it has not seen; written to --out (default: that folder).")] = None,
 ) -> None:
     """Build the graph of INPUTS into OUT: graph.json (node-link), graph.graphml, graph.html, summary.json."""
+    from extractors.parallel import usable_cores
     from graph_exports.outputs import write_build_outputs
 
     from .build import build
     from .corpus import parse_field_map
+    from .store import pipeline_fingerprint
 
+    if engine not in ("local", "dask"):
+        raise KgError(f"--engine {engine!r} is not one of local, dask")
+    if scheduler is not None and engine != "dask":
+        raise KgError("--scheduler is for --engine dask")
+    out = out if out is not None else update if update is not None else Path("out")
     fields = parse_field_map(field or [])
     nlp = _load_nlp(model, no_model)
+    n_workers = workers if workers is not None else usable_cores()
 
     def report(err: BadRecord) -> None:
         what = "note" if isinstance(err, RecordWarning) else "skipped"
         err_console.print(f"[yellow]{what}[/] {escape(str(err))}", highlight=False, soft_wrap=True)
 
     total = None if quiet else _count_lines_hint(inputs)
+    if total is not None and update is not None:  # the earlier build's papers tick the bar too
+        try:
+            with (update / "extractions.jsonl").open("rb") as handle:
+                total += max(0, sum(1 for _ in handle) - 1)
+        except OSError:
+            pass  # the build itself says what is wrong with the store
     progress = Progress(SpinnerColumn(), TextColumn("extracting"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("{task.fields[rate]} abstracts/s"), TimeElapsedColumn(),
                         console=err_console, transient=True, disable=quiet)
@@ -145,14 +163,26 @@ def build_cli(
             if elapsed:
                 progress.update(task, rate=f"{progress.tasks[0].completed / elapsed:.0f}")
 
-        result = build(inputs, nlp, fmt=fmt, fields=fields, strict=strict, max_chars=max_chars,
-                       batch_size=batch_size, related_k=related_k, on_error=report, on_paper=tick)
+        if engine == "dask":
+            from .dask_engine import PipelineSpec, dask_extractor
+
+            spec = PipelineSpec(str(model) if model is not None else None, statistical=not no_model)
+            with dask_extractor(nlp, spec=spec, scheduler=scheduler, workers=n_workers,
+                                batch_size=batch_size) as extractor:
+                result = build(inputs, nlp, fmt=fmt, fields=fields, strict=strict, max_chars=max_chars,
+                               batch_size=batch_size, related_k=related_k, on_error=report, on_paper=tick,
+                               workers=n_workers, update=update, extractor=extractor)
+        else:
+            result = build(inputs, nlp, fmt=fmt, fields=fields, strict=strict, max_chars=max_chars,
+                           batch_size=batch_size, related_k=related_k, on_error=report, on_paper=tick,
+                           workers=n_workers, update=update)
     graph, summary = result.graph, result.summary
     if summary.papers == 0:
         if not quiet and not json_summary:
             _print_summary(summary, out, html, wrote=False)
         raise KgError(f"no abstracts were read from the inputs; nothing written (the files in {out} are unchanged)")
-    write_build_outputs(graph, result.merges, summary.to_dict(), out, html=html)
+    write_build_outputs(graph, result.merges, summary.to_dict(), out, html=html, extractions=result.extractions,
+                        pipeline=pipeline_fingerprint(nlp))
     if json_summary:
         typer.echo(json.dumps(summary.to_dict()))
     elif not quiet:
@@ -187,8 +217,10 @@ def _print_summary(summary, out: Path, html: bool, *, wrote: bool = True) -> Non
     if summary.results:
         table.add_row("results", f"{summary.results:,} numeric results stated (kg results GRAPH)")
     table.add_row("seconds", f"{summary.seconds:.2f} (extraction {summary.extract_seconds:.2f})")
-    table.add_row("abstracts/s", f"{summary.abstracts_per_second:,.1f}")
-    files = ["graph.json", "graph.graphml", "merges.jsonl", "summary.json"] + (["graph.html"] if html else [])
+    table.add_row("abstracts/s", f"{summary.abstracts_per_second:,.1f} ({summary.workers} workers)")
+    if summary.reused:
+        table.add_row("reused", f"{summary.reused:,} papers' mentions from the earlier build")
+    files = ["graph.json", "graph.graphml", "merges.jsonl", "summary.json", "extractions.jsonl"] + (["graph.html"] if html else [])
     if wrote:
         table.add_row("wrote", ", ".join(str(out / f) for f in files))
     console.print(table)

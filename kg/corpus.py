@@ -145,6 +145,7 @@ def read_corpus(
     on_error: Callable[[BadRecord], None] | None = None,
     stdin: IO[bytes] | None = None,
     limits: Limits = LIMITS,
+    known: Iterable[Paper] = (),
 ) -> Iterator[Paper]:
     """Yield one :class:`Paper` per distinct abstract in ``inputs``.
 
@@ -161,6 +162,8 @@ def read_corpus(
         stats: filled in while reading.
         on_error: called with each skipped record's error, and each :class:`RecordWarning`.
         limits: the limits on one record's fields (:data:`kg.records.LIMITS`).
+        known: papers read before (an earlier build's, for ``kg build --update``): yielded first,
+            and a record of ``inputs`` that repeats one of them is a duplicate as within one read.
 
     Raises:
         CorpusError: an input is missing, or (``strict``) a record is bad.
@@ -185,6 +188,11 @@ def read_corpus(
         if on_error is not None:
             on_error(warning)
 
+    for paper in known:
+        ids[paper.id] = (paper.source, paper_id_for(paper.abstract))
+        abstracts[paper_id_for(paper.abstract)] = (paper.source, paper.id)
+        stats.papers += 1
+        yield paper
     for source in expand_inputs(inputs, bad):
         stats.files += 1
         name = "<stdin>" if source == "-" else source

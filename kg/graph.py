@@ -23,7 +23,7 @@ import json
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -162,7 +162,8 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
 
     Near-linear: an inverted index (feature -> papers) is read per paper; features in more than
     ``max_postings`` papers still count in the vector norms but are not followed, so the work is
-    O(n * f * max_postings) for n papers of f features, never a dense n x n matrix.
+    O(n * f * max_postings) for n papers of f features (the sums run over the papers met, never
+    an array of all n per paper), never a dense n x n matrix.
     """
     import numpy as np
 
@@ -170,7 +171,10 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
     n_papers = len(papers)
     if n_papers < 2 or k < 1:
         return []
-    raw: list[Counter] = []
+    # Features are numbered as first met; each paper keeps its vector as two small arrays (feature
+    # numbers, weights) rather than dicts keyed by strings, which took most of a build's memory.
+    vocabulary: dict[Any, int] = {}
+    raw: list[tuple[np.ndarray, np.ndarray]] = []
     for pid in papers:
         feats: Counter = Counter()
         for _, eid, rel, data in G.out_edges(pid, keys=True, data=True):
@@ -179,36 +183,55 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
         if terms:
             for term, count in paper_terms(G.nodes[pid]).items():
                 feats[("term", term)] += count
-        raw.append(feats)
-    df: Counter = Counter()
-    for feats in raw:
-        df.update(feats.keys())
-    vectors: list[dict] = []
-    postings: dict[Any, tuple[list[int], list[float]]] = defaultdict(lambda: ([], []))
+        numbered = [vocabulary.setdefault(f, len(vocabulary)) for f in feats]
+        raw.append((np.asarray(numbered, dtype=np.int64), np.asarray(list(feats.values()), dtype=np.int64)))
+    features = list(vocabulary)
+    del vocabulary
+    df = np.bincount(np.concatenate([numbers for numbers, _ in raw]), minlength=len(features))
+    idf = [math.log((1 + n_papers) / (1 + d)) + 1.0 for d in df.tolist()]
+    vectors: list[tuple[np.ndarray, np.ndarray]] = []
     norms = np.ones(n_papers)
-    for i, feats in enumerate(raw):
-        vec = {f: (1.0 + math.log(c)) * (math.log((1 + n_papers) / (1 + df[f])) + 1.0)
-               for f, c in feats.items() if df[f] >= min_df}
-        vectors.append(vec)
-        if vec:
-            norms[i] = math.sqrt(sum(x * x for x in vec.values()))
-        for f, x in vec.items():
-            rows, values = postings[f]
-            rows.append(i)
-            values.append(x)
-    index = {f: (np.asarray(rows, dtype=np.int64), np.asarray(values) / norms[rows])
-             for f, (rows, values) in postings.items() if len(rows) <= max_postings}
+    for i, (numbers, counts) in enumerate(raw):
+        kept = df[numbers] >= min_df
+        kept_numbers = numbers[kept]
+        values = [(1.0 + math.log(c)) * idf[f]
+                  for f, c in zip(kept_numbers.tolist(), counts[kept].tolist(), strict=True)]
+        vectors.append((kept_numbers, np.asarray(values, dtype=np.float64)))
+        if values:
+            norms[i] = math.sqrt(sum(x * x for x in values))
+    del raw
+    # the inverted index (feature -> papers, weights / norm) as one sorted array, sliced per feature
+    all_ids = np.concatenate([numbers for numbers, _ in vectors])
+    all_rows = np.repeat(np.arange(n_papers, dtype=np.int64), [len(numbers) for numbers, _ in vectors])
+    all_values = np.concatenate([w for _, w in vectors]) / norms[all_rows]
+    order = np.argsort(all_ids, kind="stable")  # stable: a feature's papers stay in paper order
+    post_rows, post_values = all_rows[order], all_values[order]
+    bounds = np.searchsorted(all_ids[order], np.arange(len(features) + 1))
+    del all_ids, all_rows, all_values, order
+    followed = ((bounds[1:] - bounds[:-1]) <= max_postings).tolist()
+    df_of = df.tolist()
     keep: dict[tuple[int, int], float] = {}
-    for i, vec in enumerate(vectors):
-        parts = [(index[f][0], index[f][1] * (x / norms[i])) for f, x in vec.items() if f in index]
+    for i, (numbers, vector) in enumerate(vectors):
+        scale = vector / norms[i]
+        parts = [(post_rows[bounds[f]:bounds[f + 1]], post_values[bounds[f]:bounds[f + 1]] * x)
+                 for f, x in zip(numbers.tolist(), scale.tolist(), strict=True) if followed[f]]
         if not parts:
             continue
-        # dot products with every paper met through a feature: one bincount, no sort
-        totals = np.bincount(np.concatenate([r for r, _ in parts]), weights=np.concatenate([v for _, v in parts]),
-                             minlength=n_papers)
-        totals[i] = 0.0
-        others = np.flatnonzero(totals > 0.0)
-        scores = totals[others]
+        # dot products with every paper met through a feature. Few postings: summed over the papers
+        # met only (sorting them), so no paper pays for an array of all n (that term made the loop
+        # grow as n squared); many: one bincount over all n, cheaper than the sort. Both add the
+        # same values in the same order, so the weights do not depend on which way was taken.
+        reached = np.concatenate([r for r, _ in parts])
+        weights = np.concatenate([v for _, v in parts])
+        if 8 * len(reached) < n_papers:
+            met, slot = np.unique(reached, return_inverse=True)
+            totals = np.bincount(slot, weights=weights, minlength=len(met))
+        else:
+            totals = np.bincount(reached, weights=weights, minlength=n_papers)
+            met = np.flatnonzero(totals)
+            totals = totals[met]
+        keep_mask = (met != i) & (totals > 0.0)
+        others, scores = met[keep_mask], totals[keep_mask]
         if len(others) > k:  # the k best (ties: smaller index), without sorting them all
             cut = np.partition(-scores, k - 1)[k - 1]
             close = np.flatnonzero(-scores <= cut)
@@ -218,12 +241,15 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
             keep[(a, b)] = float(scores[j])
     out = []
     for (a, b), weight in sorted(keep.items()):
-        va, vb = vectors[a], vectors[b]
+        va = dict(zip(vectors[a][0].tolist(), vectors[a][1].tolist(), strict=True))
+        vb = dict(zip(vectors[b][0].tolist(), vectors[b][1].tolist(), strict=True))
         common = [f for f in va if f in vb]
-        shared = sorted((f for f in common if isinstance(f, str)), key=lambda e: (df[e], e))
-        shared_terms = sorted((f for f in common if not isinstance(f, str)), key=lambda f: (-va[f] * vb[f], f[1]))
+        shared = [features[f] for f in sorted((f for f in common if isinstance(features[f], str)),
+                                              key=lambda f: (df_of[f], features[f]))]
+        shared_terms = sorted((f for f in common if not isinstance(features[f], str)),
+                              key=lambda f: (-va[f] * vb[f], features[f][1]))
         out.append((papers[a], papers[b], round(min(weight, 1.0), 6), shared,
-                    [term for _, term in shared_terms[:MAX_SHARED_TERMS]]))
+                    [features[f][1] for f in shared_terms[:MAX_SHARED_TERMS]]))
     return out
 
 
@@ -256,9 +282,45 @@ class KnowledgeGraph:
         The file is replaced whole or not at all (with ``files``, together with its other files).
         """
         path = Path(path)
-        with atomic_open(path, files=files) as handle:
-            json.dump(self.to_dict(), handle, ensure_ascii=False)
+        with atomic_open(path, files=files, newline="") as handle:
+            for chunk in self.iter_json():
+                handle.write(chunk)
         return path
+
+    def iter_json(self) -> Iterator[str]:
+        """The text of :meth:`to_dict` as ``json.dump`` writes it, in pieces of about 1 MB: one
+        node or edge is encoded at a time, so no copy of the whole graph is made to write it."""
+        G = self.nx
+        dumps = json.JSONEncoder(ensure_ascii=False).encode
+        head = {"directed": G.is_directed(), "multigraph": G.is_multigraph(), "graph": G.graph}
+        yield dumps(head)[:-1] + ', "nodes": ['
+        pieces: list[str] = []
+        size = 0
+
+        def flush() -> str:
+            nonlocal size
+            text = "".join(pieces)
+            pieces.clear()
+            size = 0
+            return text
+
+        for i, (node, attrs) in enumerate(G.nodes(data=True)):
+            piece = (", " if i else "") + dumps({**attrs, "id": node})
+            pieces.append(piece)
+            size += len(piece)
+            if size > 1 << 20:
+                yield flush()
+        pieces.append('], "links": [')
+        edges = (({**attrs, "source": u, "target": v, "key": key} for u, v, key, attrs in G.edges(keys=True, data=True))
+                 if G.is_multigraph() else ({**attrs, "source": u, "target": v} for u, v, attrs in G.edges(data=True)))
+        for i, row in enumerate(edges):
+            piece = (", " if i else "") + dumps(row)
+            pieces.append(piece)
+            size += len(piece)
+            if size > 1 << 20:
+                yield flush()
+        pieces.append("]}")
+        yield flush()
 
     @classmethod
     def load(cls, path: str | Path) -> KnowledgeGraph:

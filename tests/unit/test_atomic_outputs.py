@@ -164,12 +164,13 @@ def test_kg_build_on_a_full_disk_and_on_an_empty_corpus_changes_nothing(tmp_path
     first = kg("build", str(corpus(tmp_path / "old.jsonl", [OLD])), "-o", str(out), "-q", "--rules-only")
     assert first.returncode == 0, first.stderr
     before = snapshot(out)
-    assert sorted(before) == ["graph.graphml", "graph.html", "graph.json", "merges.jsonl", "summary.json"]
+    assert sorted(before) == ["extractions.jsonl", "graph.graphml", "graph.html", "graph.json", "merges.jsonl",
+                              "summary.json"]
 
     full = kg("build", str(corpus(tmp_path / "new.jsonl", NEW)), "-o", str(out), "-q", "--rules-only", limit=50_000)
     assert full.returncode == 1
     [line] = full.stderr.strip().splitlines()
-    assert re.fullmatch(rf"error: {re.escape(str(out))}/graph\.(json|graphml|html): cannot write \(File too large\); "
+    assert re.fullmatch(rf"error: {re.escape(str(out))}/(graph\.(json|graphml|html)|extractions\.jsonl): cannot write \(File too large\); "
                         "the previous file is unchanged", line), line
     assert snapshot(out) == before
 

@@ -1,0 +1,285 @@
+"""Scale benchmarks for issue 13: workers, the Dask engine, peak memory, incremental builds.
+
+Every figure is a whole ``kg build`` process (or one stage of it) run from here, so what is
+measured is what a user runs. Ratios are measured in one run, the two commands in turn (A B A B),
+so that a machine whose speed drifts still gives a fair ratio; run on an otherwise quiet machine
+(the script prints the load average before and after).
+
+    # extraction only, into an extraction store (reused by the later stages)
+    python bench/scale.py store CORPUS... --out DIR [--limit N] [--workers N]
+    # whole builds: 1 worker vs N workers (and --engine dask), abstracts per second and the ratio
+    python bench/scale.py workers CORPUS... --limit 2000 [--rounds 2] [--dask]
+    # the bare pipeline's rate in one process (what "85% of the pipeline's rate" compares with)
+    python bench/scale.py pipeline CORPUS... --limit 2000
+    # peak RSS of the driver for the whole build from a store (resolution, graph, exports)
+    python bench/scale.py memory --store DIR [--limit N]
+    # incremental: N papers then M more with --update, against a full build of N + M
+    python bench/scale.py incremental CORPUS... --base 20000 --add 1000 --store DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def loadavg() -> str:
+    try:
+        return Path("/proc/loadavg").read_text().split(" ", 3)[:3].__str__()
+    except OSError:
+        return "?"
+
+
+def papers(corpora: list[str], limit: int | None) -> Iterator:
+    from kg.corpus import read_corpus
+
+    return islice(read_corpus(corpora), limit)
+
+
+def write_jsonl(corpora: list[str], limit: int | None, path: Path, skip: int = 0) -> int:
+    """The first ``limit`` distinct papers of ``corpora`` (after ``skip``) as one JSON lines
+    file."""
+    n = 0
+    with path.open("w", encoding="utf-8") as handle:
+        for paper in islice(papers(corpora, None if limit is None else skip + limit), skip, None):
+            row = {
+                k: v
+                for k, v in paper.to_dict().items()
+                if v not in (None, [], "") and k not in ("label", "source", "title_derived")
+            }
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            n += 1
+    return n
+
+
+def timed(cmd: list[str]) -> dict[str, Any]:
+    """Run ``cmd``; wall seconds, CPU seconds of it and its children, and its peak RSS (MB)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{proc.stderr[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall": wall, "cpu": cpu, "stdout": proc.stdout}
+
+
+def kg(*args: str) -> list[str]:
+    return [sys.executable, "-m", "kg.cli", *args]
+
+
+def cmd_store(args: argparse.Namespace) -> None:
+    from extractors import load_pipeline
+    from extractors.parallel import extract_parallel, usable_cores
+    from kg.atomic import atomic_open
+    from kg.store import STORE_FILE, pipeline_fingerprint, write_store
+
+    nlp = load_pipeline()
+    workers = args.workers or usable_cores()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"load {loadavg()}", flush=True)
+    t0 = time.perf_counter()
+    count = 0
+
+    def counted() -> Iterator:
+        nonlocal count
+        for item in extract_parallel(nlp, papers(args.corpora, args.limit), workers=workers):
+            count += 1
+            if count % 5000 == 0:
+                print(f"{count:,} papers, {count / (time.perf_counter() - t0):.1f}/s", flush=True)
+            yield item
+
+    with atomic_open(out / STORE_FILE) as handle:
+        write_store(handle, counted(), pipeline_fingerprint(nlp))
+    wall = time.perf_counter() - t0
+    me, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    print(
+        f"store: {count:,} papers, {workers} workers, {wall:.1f} s wall, {cpu:.0f} CPU-s, "
+        f"{count / wall:.1f} abstracts/s; driver peak RSS {me.ru_maxrss / 1024:.0f} MB; "
+        f"load {loadavg()}"
+    )
+
+
+def cmd_pipeline(args: argparse.Namespace) -> None:
+    """The bare extractors pipeline (nlp.pipe and mention records) in this one process."""
+    from extractors import extract, load_pipeline
+
+    nlp = load_pipeline()
+    batch = list(papers(args.corpora, args.limit))
+    for _ in extract(nlp, batch[:64]):  # warm-up
+        pass
+    t0 = time.process_time()
+    w0 = time.perf_counter()
+    n = sum(1 for _ in extract(nlp, batch))
+    cpu, wall = time.process_time() - t0, time.perf_counter() - w0
+    print(
+        f"pipeline: {n:,} abstracts, {wall:.1f} s wall, {cpu:.1f} CPU-s, "
+        f"{n / wall:.1f} abstracts/s "
+        f"({n / cpu:.1f} per CPU-s); load {loadavg()}"
+    )
+
+
+def cmd_workers(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = Path(tmp) / "corpus.jsonl"
+        n = write_jsonl(args.corpora, args.limit, corpus)
+        variants = {
+            "1 worker": ["--workers", "1"],
+            f"{args.workers} workers": ["--workers", str(args.workers)],
+        }
+        if args.dask:
+            variants[f"dask {args.workers} workers"] = [
+                "--engine",
+                "dask",
+                "--workers",
+                str(args.workers),
+            ]
+        print(f"{n:,} abstracts; load before {loadavg()}", flush=True)
+        walls: dict[str, list[float]] = {name: [] for name in variants}
+        graphs: dict[str, bytes] = {}
+        for _ in range(args.rounds):
+            for name, extra in variants.items():
+                out = Path(tmp) / name.replace(" ", "_")
+                run = timed(kg("build", str(corpus), "-o", str(out), "-q", "--no-html", *extra))
+                walls[name].append(run["wall"])
+                graphs[name] = (out / "graph.json").read_bytes()
+                print(
+                    f"  {name}: {run['wall']:.1f} s wall, {run['cpu']:.1f} CPU-s, "
+                    f"{n / run['wall']:.1f} abstracts/s",
+                    flush=True,
+                )
+        base = min(walls["1 worker"])
+        for name, times in walls.items():
+            best = min(times)
+            same = graphs[name] == graphs["1 worker"]
+            print(
+                f"{name}: {n / best:.1f} abstracts/s (best of {len(times)}), "
+                f"{base / best:.2f}x 1 worker, "
+                f"graph.json {'identical' if same else 'DIFFERENT'}"
+            )
+        print(f"load after {loadavg()}")
+
+
+def cmd_memory(args: argparse.Namespace) -> None:
+    """Peak RSS of a whole build whose extraction is all cached: the driver's own memory."""
+    store = Path(args.store)
+    with tempfile.TemporaryDirectory() as tmp:
+        source = store
+        if args.limit:
+            source = Path(tmp) / "store"
+            source.mkdir()
+            with (
+                (store / "extractions.jsonl").open(encoding="utf-8") as src,
+                (source / "extractions.jsonl").open("w", encoding="utf-8") as dst,
+            ):
+                for line in islice(src, args.limit + 1):
+                    dst.write(line)
+        empty = Path(tmp) / "none.jsonl"
+        empty.write_text("")
+        out = Path(tmp) / "out"
+        print(f"load before {loadavg()}", flush=True)
+        run = timed(
+            kg(
+                "build",
+                str(empty),
+                "--update",
+                str(source),
+                "-o",
+                str(out),
+                "--json",
+                "--no-html",
+                "--workers",
+                "1",
+            )
+        )
+        summary = json.loads(run["stdout"].strip().splitlines()[-1])
+        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        sizes = {p.name: p.stat().st_size / 1e6 for p in out.iterdir()}
+        print(
+            f"memory: {summary['papers']:,} papers, {sum(summary['entities'].values()):,} "
+            f"entities, {sum(summary['edges'].values()):,} edges; {run['wall']:.1f} s; "
+            f"peak RSS {rss:.0f} MB; files "
+            f"{', '.join(f'{k} {v:.0f} MB' for k, v in sorted(sizes.items()))}; "
+            f"load after {loadavg()}"
+        )
+
+
+def cmd_incremental(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        base, add = Path(tmp) / "base.jsonl", Path(tmp) / "add.jsonl"
+        write_jsonl(args.corpora, args.base, base)
+        write_jsonl(args.corpora, args.add, add, skip=args.base)
+        print(f"{args.base:,} + {args.add:,} abstracts; load before {loadavg()}", flush=True)
+        common = ["-q", "--no-html", "--workers", str(args.workers)]
+        first = Path(tmp) / "inc"
+        timed(kg("build", str(base), "-o", str(first), *common))
+        full_out = Path(tmp) / "full"
+        full = timed(kg("build", str(base), str(add), "-o", str(full_out), *common))
+        inc = timed(kg("build", str(add), "--update", str(first), *common))
+        same = (first / "graph.json").read_bytes() == (full_out / "graph.json").read_bytes()
+        print(
+            f"full rebuild {full['wall']:.1f} s, update {inc['wall']:.1f} s: "
+            f"{inc['wall'] / full['wall']:.1%} of a rebuild; "
+            f"graph.json {'identical' if same else 'DIFFERENT'}; load after {loadavg()}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("store")
+    p.add_argument("corpora", nargs="+")
+    p.add_argument("--out", required=True)
+    p.add_argument("--limit", type=int)
+    p.add_argument("--workers", type=int)
+    p = sub.add_parser("pipeline")
+    p.add_argument("corpora", nargs="+")
+    p.add_argument("--limit", type=int, default=2000)
+    p = sub.add_parser("workers")
+    p.add_argument("corpora", nargs="+")
+    p.add_argument("--limit", type=int, default=2000)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--dask", action="store_true")
+    p = sub.add_parser("memory")
+    p.add_argument("--store", required=True)
+    p.add_argument("--limit", type=int)
+    p = sub.add_parser("incremental")
+    p.add_argument("corpora", nargs="+")
+    p.add_argument("--base", type=int, default=20000)
+    p.add_argument("--add", type=int, default=1000)
+    p.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    {
+        "store": cmd_store,
+        "pipeline": cmd_pipeline,
+        "workers": cmd_workers,
+        "memory": cmd_memory,
+        "incremental": cmd_incremental,
+    }[args.command](args)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    main()

@@ -1,0 +1,213 @@
+"""The extraction store: each paper of a build with the mentions, relations and results read in it.
+
+``kg build`` writes it as ``extractions.jsonl`` beside the graph, one line per paper in build
+order, after a header naming the pipeline that extracted them. ``kg build NEW --update DIR`` reads
+it back: papers it has already seen (same id, same title and abstract) reuse their mentions
+instead of going through the pipeline again, so adding this month's papers costs this month's
+extraction. A mention's sentence is kept as ``[start, length]`` into the abstract when it is a
+slice of it (it always is for the shipped pipeline), so the store is not a second copy of the text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from spacy.language import Language
+
+from extractors.parallel import ExtractionRecords, from_records, to_records
+from extractors.pipeline import Extraction
+
+from .errors import KgError
+from .model import Paper
+
+__all__ = [
+    "STORE_FILE",
+    "STORE_VERSION",
+    "StoreError",
+    "StoredPaper",
+    "content_key",
+    "pipeline_fingerprint",
+    "write_store",
+    "read_store",
+]
+
+STORE_FILE = "extractions.jsonl"
+STORE_VERSION = 1
+#: Index of ``sentence`` among a mention tuple's fields (paper id left out; see
+#: extractors.parallel).
+_SENTENCE = 4
+_REL_SENTENCE = 5
+
+
+class StoreError(KgError):
+    """The extraction store is missing, unreadable, or from another pipeline."""
+
+
+def content_key(paper: Paper) -> str:
+    """What a paper's mentions depend on besides the pipeline: its title and exact abstract."""
+    text = f"{paper.title or ''}\x00{paper.abstract}"
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def pipeline_fingerprint(nlp: Language) -> dict[str, Any]:
+    """Enough of a pipeline to tell that cached mentions came from the same one: its name,
+    version, components and the kg version."""
+    from kg import __version__
+
+    meta = nlp.meta
+    return {
+        "name": meta.get("name"),
+        "version": meta.get("version"),
+        "lang": nlp.lang,
+        "pipes": list(nlp.pipe_names),
+        "kg": __version__,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPaper:
+    """One paper read back from the store, with its extraction in plain-tuple form."""
+
+    paper: Paper
+    key: str
+    records: ExtractionRecords
+
+    def extraction(self) -> Extraction:
+        return from_records(self.paper, self.records)
+
+
+def _pack_sentence(abstract: str, sentence: str, start: int | None) -> Any:
+    if start is None:
+        start = abstract.find(sentence)
+    if start >= 0 and abstract.startswith(sentence, start):
+        return [start, len(sentence)]
+    return sentence
+
+
+def _unpack_sentence(abstract: str, value: Any, cache: dict[tuple[int, int], str]) -> str:
+    if isinstance(value, str):
+        return value
+    start, length = value
+    text = cache.get((start, length))
+    if text is None:
+        text = cache[(start, length)] = abstract[start : start + length]
+    return text
+
+
+def _line(item: Extraction) -> str:
+    paper = item.paper
+    mentions, relations, results = to_records(item)
+    packed_mentions = [
+        [
+            *m[:_SENTENCE],
+            _pack_sentence(paper.abstract, m[_SENTENCE], m[_SENTENCE + 1]),
+            *m[_SENTENCE + 1 :],
+        ]
+        for m in mentions
+    ]
+    packed_relations = [
+        [
+            *r[:_REL_SENTENCE],
+            _pack_sentence(paper.abstract, r[_REL_SENTENCE], None),
+            *r[_REL_SENTENCE + 1 :],
+        ]
+        for r in relations
+    ]
+    row = {
+        "key": content_key(paper),
+        "paper": paper.to_dict(),
+        "mentions": packed_mentions,
+        "relations": packed_relations,
+        "results": [list(r) for r in results],
+    }
+    return json.dumps(row, ensure_ascii=False) + "\n"
+
+
+def write_store(handle: IO[str], items: Iterable[Extraction], fingerprint: dict[str, Any]) -> int:
+    """Write the store to an open text file; returns the number of papers written."""
+    handle.write(json.dumps({"kg_extractions": STORE_VERSION, "pipeline": fingerprint}) + "\n")
+    count = 0
+    for item in items:
+        handle.write(_line(item))
+        count += 1
+    return count
+
+
+def _paper(data: dict[str, Any]) -> Paper:
+    return Paper(
+        **{
+            **data,
+            "authors": tuple(data.get("authors") or ()),
+            "keywords": tuple(data.get("keywords") or ()),
+        }
+    )
+
+
+def read_store(
+    path: str | Path, fingerprint: dict[str, Any] | None = None
+) -> Iterator[StoredPaper]:
+    """The papers of a store in build order (streamed: one line in memory at a time).
+
+    Raises:
+        StoreError: no such file, not a store, another store version, or (``fingerprint``)
+            extracted by another pipeline; the message names the file and line.
+    """
+    path = Path(path)
+    try:
+        handle = path.open(encoding="utf-8")
+    except FileNotFoundError:
+        raise StoreError(
+            f"{path}: no extraction store; --update needs a folder written by kg build "
+            "(it keeps extractions.jsonl beside graph.json)"
+        ) from None
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    with handle:
+        try:
+            header = json.loads(handle.readline() or "null")
+        except ValueError:
+            header = None
+        if not isinstance(header, dict) or header.get("kg_extractions") != STORE_VERSION:
+            raise StoreError(
+                f"{path}:1: not a kg extraction store of version {STORE_VERSION}; "
+                "rebuild without --update"
+            )
+        if fingerprint is not None and header.get("pipeline") != fingerprint:
+            raise StoreError(
+                f"{path}:1: extracted with another pipeline ({header.get('pipeline')}, this one is "
+                f"{fingerprint}); cached mentions would not match, rebuild without --update"
+            )
+        for line_no, line in enumerate(handle, start=2):
+            try:
+                row = json.loads(line)
+                paper = _paper(row["paper"])
+                cache: dict[tuple[int, int], str] = {}
+                mentions = [
+                    (
+                        *m[:_SENTENCE],
+                        _unpack_sentence(paper.abstract, m[_SENTENCE], cache),
+                        *m[_SENTENCE + 1 :],
+                    )
+                    for m in row["mentions"]
+                ]
+                relations = [
+                    (
+                        *r[:_REL_SENTENCE],
+                        _unpack_sentence(paper.abstract, r[_REL_SENTENCE], cache),
+                        *r[_REL_SENTENCE + 1 :],
+                    )
+                    for r in row["relations"]
+                ]
+                results = [tuple(r) for r in row["results"]]
+                key = row["key"]
+            except (ValueError, KeyError, TypeError) as exc:
+                raise StoreError(
+                    f"{path}:{line_no}: not an extraction record ({type(exc).__name__}: {exc}); "
+                    "the store is damaged, rebuild without --update"
+                ) from exc
+            yield StoredPaper(paper, key, (mentions, relations, results))

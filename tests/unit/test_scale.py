@@ -1,0 +1,225 @@
+"""Scale (issue 13): worker processes, the extraction store, incremental builds and streamed files
+give the very bytes a one-process build of everything writes."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import networkx as nx
+import pytest
+from spacy.language import Language
+
+from extractors.parallel import WorkerError, extract_parallel, usable_cores
+from graph_exports.files import iter_graphml, read_graphml, to_graphml_graph, write_graphml
+from graph_exports.outputs import write_build_outputs
+from kg.build import build
+from kg.corpus import read_corpus
+from kg.graph import KnowledgeGraph
+from kg.model import Paper
+from kg.store import STORE_FILE, StoreError, pipeline_fingerprint
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "iclr2026"
+
+
+def kg(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "kg.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+    )
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> tuple[Path, Path]:
+    """The example corpus as two JSON lines files: its first 35 papers and the other 22."""
+    folder = tmp_path_factory.mktemp("corpus")
+    papers = list(read_corpus([EXAMPLES]))
+    assert len(papers) == 57
+    parts = (folder / "a.jsonl", folder / "b.jsonl")
+    for path, chunk in zip(parts, (papers[:35], papers[35:]), strict=True):
+        path.write_text(
+            "".join(
+                json.dumps({"id": p.id, "title": p.title, "abstract": p.abstract}) + "\n"
+                for p in chunk
+            ),
+            encoding="utf-8",
+        )
+    return parts
+
+
+def _outputs(result, out: Path, nlp: Language) -> Path:
+    write_build_outputs(
+        result.graph,
+        result.merges,
+        result.summary.to_dict(),
+        out,
+        html=False,
+        extractions=result.extractions,
+        pipeline=pipeline_fingerprint(nlp),
+    )
+    return out
+
+
+def test_two_workers_write_the_graph_of_one_byte_for_byte(corpus, nlp, tmp_path):
+    one = _outputs(build(corpus, nlp, batch_size=4, workers=1), tmp_path / "one", nlp)
+    two = _outputs(build(corpus, nlp, batch_size=4, workers=2), tmp_path / "two", nlp)
+    for name in ("graph.json", "graph.graphml", "merges.jsonl", STORE_FILE):
+        assert (one / name).read_bytes() == (two / name).read_bytes(), name
+    assert json.loads((one / "summary.json").read_text())["papers"] == 57
+
+
+def test_workers_report_every_paper_in_input_order(corpus, nlp):
+    papers = list(read_corpus(corpus))
+    seen = [item.paper.id for item in extract_parallel(nlp, papers, workers=2, batch_size=3)]
+    assert seen == [p.id for p in papers]
+    assert usable_cores() >= 1
+
+
+def test_a_worker_that_dies_is_one_clear_error(nlp):
+    from spacy.language import Language as Lang
+
+    @Lang.component("test_die_on_marker")
+    def die(doc):  # a worker killed (out of memory, a crash) mid-build
+        if "KILLME" in doc.text:
+            import os
+
+            os._exit(9)
+        return doc
+
+    nlp.add_pipe("test_die_on_marker", first=True)
+    try:
+        papers = [Paper(id=str(i), abstract=f"We use BERT on SQuAD {i}.") for i in range(20)]
+        papers[13] = Paper(id="13", abstract="KILLME please")
+        with pytest.raises(WorkerError, match="worker process died.*--workers 1"):
+            list(extract_parallel(nlp, papers, workers=2, batch_size=4))
+    finally:
+        nlp.remove_pipe("test_die_on_marker")
+
+
+def test_update_extracts_only_new_papers_and_gives_the_full_graph(corpus, nlp, tmp_path):
+    a, b = corpus
+    full = _outputs(build([a, b], nlp), tmp_path / "full", nlp)
+    first = _outputs(build([a], nlp), tmp_path / "inc", nlp)
+    extracted: list[str] = []
+    result = build(
+        [b, a], nlp, update=first, on_paper=lambda p, _m: extracted.append(p.id)
+    )  # a again: duplicates
+    assert (
+        result.summary.reused == 35
+        and result.summary.papers == 57
+        and result.summary.duplicates == 35
+    )
+    _outputs(result, first, nlp)
+    for name in ("graph.json", "graph.graphml", "merges.jsonl", STORE_FILE):
+        assert (first / name).read_bytes() == (full / name).read_bytes(), name
+
+
+def test_update_with_the_cli(corpus, tmp_path):
+    a, b = corpus
+    assert (
+        kg("build", str(a), str(b), "-o", str(tmp_path / "full"), "-q", "--no-html").returncode == 0
+    )
+    assert (
+        kg(
+            "build", str(a), "-o", str(tmp_path / "inc"), "-q", "--no-html", "--workers", "2"
+        ).returncode
+        == 0
+    )
+    done = kg("build", str(b), "--update", str(tmp_path / "inc"), "--no-html", "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["reused"] == 35 and summary["papers"] == 57
+    assert (tmp_path / "inc" / "graph.json").read_bytes() == (
+        tmp_path / "full" / "graph.json"
+    ).read_bytes()
+
+
+def test_update_needs_a_store_of_the_same_pipeline(corpus, nlp, tmp_path):
+    a, _ = corpus
+    with pytest.raises(
+        StoreError, match="no extraction store; --update needs a folder written by kg build"
+    ):
+        build([a], nlp, update=tmp_path)
+    store = tmp_path / STORE_FILE
+    store.write_text(json.dumps({"kg_extractions": 1, "pipeline": {"name": "other"}}) + "\n")
+    with pytest.raises(StoreError, match=r"extractions.jsonl:1: extracted with another pipeline"):
+        build([a], nlp, update=tmp_path)
+    store.write_text(
+        json.dumps({"kg_extractions": 1, "pipeline": pipeline_fingerprint(nlp)}) + "\n{oops\n"
+    )
+    with pytest.raises(StoreError, match=r"extractions.jsonl:2: not an extraction record"):
+        build([a], nlp, update=tmp_path)
+    done = kg("build", str(a), "--update", str(tmp_path / "nothing"), "-q")
+    assert (
+        done.returncode == 1
+        and "no extraction store" in done.stderr
+        and "Traceback" not in done.stderr
+    )
+
+
+def test_engine_options_are_checked(corpus, tmp_path):
+    a, _ = corpus
+    done = kg("build", str(a), "-o", str(tmp_path / "o"), "--scheduler", "tcp://127.0.0.1:1")
+    assert done.returncode == 1 and "--scheduler is for --engine dask" in done.stderr
+    done = kg("build", str(a), "-o", str(tmp_path / "o"), "--engine", "spark")
+    assert done.returncode == 1 and "not one of local, dask" in done.stderr
+
+
+def _odd_graph() -> nx.MultiDiGraph:
+    G = nx.MultiDiGraph(kg_schema=1)
+    G.add_node(
+        "method:a&b <c>",
+        label="Method",
+        name='say "hi"\n\ttab\r',
+        aliases=["x", "y"],
+        support=2,
+        flag=True,
+        score=0.5,
+    )
+    G.add_node(
+        "paper:1",
+        label="Paper",
+        abstract="a < b & c > d",
+        year=2024,
+        mentions=[[0, 1, "METHOD", "m"]],
+        venue=None,
+    )
+    G.add_node("lonely")
+    G.add_edge(
+        "paper:1",
+        "method:a&b <c>",
+        key="USES",
+        type="USES",
+        evidence=[{"sentence": "s & t"}],
+        weight=1.0,
+    )
+    G.add_edge("paper:1", "lonely", key='K"Q', type="RELATED_TO")
+    G.add_edge("paper:1", "lonely", key="BARE")
+    return G
+
+
+def test_graphml_is_streamed_with_networkx_s_exact_bytes(tmp_path):
+    for G in (_odd_graph(), nx.MultiDiGraph(kg_schema=1)):
+        expected = io.BytesIO()
+        nx.write_graphml(to_graphml_graph(G), expected, named_key_ids=True)
+        assert "".join(iter_graphml(G)).encode("utf-8") == expected.getvalue()
+    path = write_graphml(_odd_graph(), tmp_path / "g.graphml")
+    back = read_graphml(path)
+    assert back.nodes["method:a&b <c>"]["aliases"] == ["x", "y"]
+    assert (
+        back.nodes["method:a&b <c>"]["name"] == 'say "hi"\n\ttab\n'
+    )  # XML reads a CR as a line end
+
+
+def test_json_is_streamed_with_json_dump_s_exact_bytes(tmp_path, example_graph):
+    for G in (_odd_graph(), example_graph.nx):
+        expected = json.dumps(nx.node_link_data(G, edges="links"), ensure_ascii=False)
+        assert "".join(KnowledgeGraph(G).iter_json()) == expected
+    path = KnowledgeGraph(_odd_graph()).save(tmp_path / "g.json")
+    assert nx.utils.graphs_equal(KnowledgeGraph.load(path).nx, _odd_graph())
