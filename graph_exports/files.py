@@ -115,7 +115,7 @@ def _data(name: Any, value: Any, indent: str) -> str:
 def iter_graphml(graph: KnowledgeGraph | nx.MultiDiGraph) -> Iterator[str]:
     """GraphML text in pieces: a first pass over the attributes finds the keys (names and types),
     the second writes each node and edge as it comes."""
-    G = _nx(graph)
+    G = as_nx(graph, ExportError)
     keys: dict[tuple[str, str, str], str] = {}  # (name, type, scope) -> key id, in discovery order
     json_attrs: set[str] = set()
 
