@@ -18,8 +18,14 @@ from __future__ import annotations
 
 import os
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
-             "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS"):
+for _var in (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+):
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
@@ -156,34 +162,52 @@ def _phase(args: argparse.Namespace) -> dict:
     if extract_wall is not None:
         row["extract_seconds"] = extract_wall
     if clocks is not None:
-        row["components"] = {name: {"seconds": round(c.wall, 3), "cpu_seconds": round(c.cpu, 3)}
-                             for name, c in clocks.items()}
+        row["components"] = {
+            name: {"seconds": round(c.wall, 3), "cpu_seconds": round(c.cpu, 3)}
+            for name, c in clocks.items()
+        }
     return row
 
 
 def _print_profile(row: dict) -> None:
     comps = row["components"]
     total_cpu = row["cpu_seconds"]
-    print(f"\nper component ({row['papers']} papers, {row['tokens']} tokens; CPU seconds, share of the "
-          f"extractor's {total_cpu:.2f} CPU s, and that component's own tokens/CPU-s):")
+    print(
+        f"\nper component ({row['papers']} papers, {row['tokens']} tokens; CPU seconds, share of the "
+        f"extractor's {total_cpu:.2f} CPU s, and that component's own tokens/CPU-s):"
+    )
     print(f"{'component':<22} {'wall s':>8} {'CPU s':>8} {'share':>6} {'tokens/CPU-s':>13}")
     for name, c in comps.items():
         rate = round(row["tokens"] / c["cpu_seconds"]) if c["cpu_seconds"] > 0 else 0
-        print(f"{name:<22} {c['seconds']:>8.3f} {c['cpu_seconds']:>8.3f} {c['cpu_seconds'] / total_cpu:>6.1%} {rate:>13}")
+        print(
+            f"{name:<22} {c['seconds']:>8.3f} {c['cpu_seconds']:>8.3f} {c['cpu_seconds'] / total_cpu:>6.1%} {rate:>13}"
+        )
     rest = total_cpu - sum(c["cpu_seconds"] for c in comps.values())
     print(f"{'(records, overhead)':<22} {'':>8} {rest:>8.3f} {rest / total_cpu:>6.1%}")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("corpus", help="a JSON-lines corpus with an 'abstract' field")
-    parser.add_argument("-n", type=int, default=1000, help="number of papers to take (default 1000)")
-    parser.add_argument("--model", default=None, help="spaCy pipeline to use instead of the shipped one")
+    parser.add_argument(
+        "-n", type=int, default=1000, help="number of papers to take (default 1000)"
+    )
+    parser.add_argument(
+        "--model", default=None, help="spaCy pipeline to use instead of the shipped one"
+    )
     parser.add_argument("--rules-only", action="store_true", help="skip the trained model")
     parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--repeat", type=int, default=1, help="timed passes per phase; the best CPU time is kept")
-    parser.add_argument("--profile", action="store_true", help="also time each pipeline component on its own")
-    parser.add_argument("--cprofile", metavar="FILE", help="write a cProfile of the extractor phase to FILE")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="timed passes per phase; the best CPU time is kept"
+    )
+    parser.add_argument(
+        "--profile", action="store_true", help="also time each pipeline component on its own"
+    )
+    parser.add_argument(
+        "--cprofile", metavar="FILE", help="write a cProfile of the extractor phase to FILE"
+    )
     parser.add_argument("--phase", choices=["extract", "build", "profile"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.phase:
@@ -192,8 +216,19 @@ def main() -> None:
     rows = []
     phases = ("extract", "build", "profile") if args.profile else ("extract", "build")
     for phase in phases:
-        cmd = [sys.executable, __file__, args.corpus, "-n", str(args.n), "--phase", phase,
-               "--batch-size", str(args.batch_size), "--repeat", str(args.repeat)]
+        cmd = [
+            sys.executable,
+            __file__,
+            args.corpus,
+            "-n",
+            str(args.n),
+            "--phase",
+            phase,
+            "--batch-size",
+            str(args.batch_size),
+            "--repeat",
+            str(args.repeat),
+        ]
         if args.model:
             cmd += ["--model", args.model]
         if args.rules_only:
@@ -202,16 +237,22 @@ def main() -> None:
             cmd += ["--cprofile", args.cprofile]
         done = subprocess.run(cmd, capture_output=True, text=True, check=True)
         rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    print(f"{'phase':<8} {'papers':>7} {'tokens':>9} {'wall s':>8} {'CPU s':>8} {'abstracts/s':>12} "
-          f"{'tokens/s':>9} {'tokens/CPU-s':>13} {'peak MB':>8} {'load':>5}")
+    print(
+        f"{'phase':<8} {'papers':>7} {'tokens':>9} {'wall s':>8} {'CPU s':>8} {'abstracts/s':>12} "
+        f"{'tokens/s':>9} {'tokens/CPU-s':>13} {'peak MB':>8} {'load':>5}"
+    )
     for r in rows[:2]:
-        print(f"{r['phase']:<8} {r['papers']:>7} {r['tokens']:>9} {r['seconds']:>8.2f} {r['cpu_seconds']:>8.2f} "
-              f"{r['abstracts_per_s']:>12.1f} {r['tokens_per_s']:>9} {r['tokens_per_cpu_s']:>13} "
-              f"{r['peak_rss_mb']:>8.1f} {r['load_average']:>5.2f}")
+        print(
+            f"{r['phase']:<8} {r['papers']:>7} {r['tokens']:>9} {r['seconds']:>8.2f} {r['cpu_seconds']:>8.2f} "
+            f"{r['abstracts_per_s']:>12.1f} {r['tokens_per_s']:>9} {r['tokens_per_cpu_s']:>13} "
+            f"{r['peak_rss_mb']:>8.1f} {r['load_average']:>5.2f}"
+        )
     extract_row, build_row = rows[0], rows[1]
-    print(f"build rate / extractor rate: {extract_row['seconds'] / build_row['seconds']:.0%} wall, "
-          f"{extract_row['cpu_seconds'] / build_row['cpu_seconds']:.0%} CPU "
-          f"(extraction {build_row['extract_seconds']:.2f} of the build's {build_row['seconds']:.2f} wall s)")
+    print(
+        f"build rate / extractor rate: {extract_row['seconds'] / build_row['seconds']:.0%} wall, "
+        f"{extract_row['cpu_seconds'] / build_row['cpu_seconds']:.0%} CPU "
+        f"(extraction {build_row['extract_seconds']:.2f} of the build's {build_row['seconds']:.2f} wall s)"
+    )
     if args.profile:
         _print_profile(rows[2])
 

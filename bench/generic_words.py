@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -52,7 +52,11 @@ def main() -> None:
     ap.add_argument("--model", type=Path, default=None)
     ap.add_argument("--gold", type=Path, default=ROOT / "data" / "annotations" / "dev.jsonl")
     ap.add_argument("--min-count", type=int, default=2)
-    ap.add_argument("--try-add", default="", help="comma-separated phrases to try adding to the list, one at a time")
+    ap.add_argument(
+        "--try-add",
+        default="",
+        help="comma-separated phrases to try adding to the list, one at a time",
+    )
     args = ap.parse_args()
 
     import extractors.mentions as mentions
@@ -68,7 +72,10 @@ def main() -> None:
     papers = gold_papers(gold)
     skip = [n for n in (*TAIL, "kg_relations") if n in nlp.pipe_names]
     with nlp.select_pipes(disable=skip):
-        docs = {p.abstract: d for p, d in zip(papers, nlp.pipe([paper_doc(nlp, p) for p in papers], batch_size=32))}
+        docs = {
+            p.abstract: d
+            for p, d in zip(papers, nlp.pipe([paper_doc(nlp, p) for p in papers], batch_size=32))
+        }
     replay: Any = Replay(nlp, docs)  # stands in for the pipeline build_from_papers runs
     original = lexicon.is_generic
 
@@ -82,7 +89,9 @@ def main() -> None:
 
     key = lexicon.generic_key
     hits: Counter[str] = Counter()
-    by_rule: Counter[str] = Counter()  # filtered because every word names nothing, not by a list entry
+    by_rule: Counter[str] = (
+        Counter()
+    )  # filtered because every word names nothing, not by a list entry
 
     def recording(text: str) -> bool:
         result = original(text)
@@ -93,8 +102,10 @@ def main() -> None:
         return result
 
     base = score(recording)
-    print(f"with the whole list: paper F1 {base['f']:.4f} (P {base['p']:.4f} R {base['r']:.4f}); "
-          f"{len(hits)} entries filtered something")
+    print(
+        f"with the whole list: paper F1 {base['f']:.4f} (P {base['p']:.4f} R {base['r']:.4f}); "
+        f"{len(hits)} entries filtered something"
+    )
     rows = []
 
     def try_without(counts: Counter[str], verb: str) -> None:
@@ -102,11 +113,16 @@ def main() -> None:
         for phrase, n in counts.most_common():
             if n < args.min_count:
                 break
-            result = score(lambda text, phrase=phrase: False if key(text) == phrase else original(text))
+            result = score(
+                lambda text, phrase=phrase: False if key(text) == phrase else original(text)
+            )
             delta = result["f"] - base["f"]
             rows.append((delta, phrase, n, result))
-            print(f"  {verb} {phrase!r:34} ({n:3} filtered): F1 {result['f']:.4f} ({delta:+.4f})  "
-                  + " ".join(f"{k[:2]} {v['f']:.3f}" for k, v in result["per_type"].items()), flush=True)
+            print(
+                f"  {verb} {phrase!r:34} ({n:3} filtered): F1 {result['f']:.4f} ({delta:+.4f})  "
+                + " ".join(f"{k[:2]} {v['f']:.3f}" for k, v in result["per_type"].items()),
+                flush=True,
+            )
 
     try_without(hits, "without")
     print(f"{len(by_rule)} phrases filtered by the word rule (every word generic), not by an entry")
@@ -114,7 +130,10 @@ def main() -> None:
     for phrase in [p.strip() for p in args.try_add.split(",") if p.strip()]:
         wanted = key(phrase)
         result = score(lambda text, wanted=wanted: True if key(text) == wanted else original(text))
-        print(f"  adding {phrase!r:35}: F1 {result['f']:.4f} ({result['f'] - base['f']:+.4f})", flush=True)
+        print(
+            f"  adding {phrase!r:35}: F1 {result['f']:.4f} ({result['f'] - base['f']:+.4f})",
+            flush=True,
+        )
     harmful = [entry for delta, entry, _, _ in sorted(rows, reverse=True) if delta > 0]
     print("entries (or word-rule phrases) whose removal raises F1:", harmful)
     if harmful:

@@ -48,7 +48,9 @@ def papers_of(g, n: int):
     return g.subgraph(keep).copy()
 
 
-def bench_one(browser: Browser, n: int, view: str, repeat: int, folder: Path, graph=None) -> dict[str, float]:
+def bench_one(
+    browser: Browser, n: int, view: str, repeat: int, folder: Path, graph=None
+) -> dict[str, float]:
     g = synthetic_graph(n) if graph is None else papers_of(graph, n)
     path = folder / f"graph-{n}-{view}.html"
     started = time.perf_counter()
@@ -65,8 +67,10 @@ def bench_one(browser: Browser, n: int, view: str, repeat: int, folder: Path, gr
         # one click on a node (on the overview: the largest community): select, spread the
         # neighbours, open the panel, redraw
         overview = page.evaluate("kg.communities().length > 0")
-        node = page.evaluate("kg.communities().length ? 'community:' + kg.communities()[0].i"
-                             " : kg.data.nodes[Math.floor(kg.data.nodes.length / 2)].id")
+        node = page.evaluate(
+            "kg.communities().length ? 'community:' + kg.communities()[0].i"
+            " : kg.data.nodes[Math.floor(kg.data.nodes.length / 2)].id"
+        )
         x, y = page.evaluate(
             f"""(() => {{ const p = kg.network.canvasToDOM(kg.network.getPosition({node!r}));
                  const r = document.getElementById('mynetwork').getBoundingClientRect();
@@ -74,8 +78,11 @@ def bench_one(browser: Browser, n: int, view: str, repeat: int, folder: Path, gr
         )
         started = time.perf_counter()
         page.click(x, y)
-        done = (f"document.getElementById('kg-panel').dataset.community === {node.split(':')[1]!r}"
-                if overview else f"document.getElementById('kg-panel').dataset.node === {node!r}")
+        done = (
+            f"document.getElementById('kg-panel').dataset.community === {node.split(':')[1]!r}"
+            if overview
+            else f"document.getElementById('kg-panel').dataset.node === {node!r}"
+        )
         page.wait_for(done, timeout=60, interval=0.01)
         page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
         click.append(time.perf_counter() - started)
@@ -103,36 +110,61 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000])
     parser.add_argument("--view", choices=["knowledge", "papers"], default="knowledge")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--graph", type=Path, help="a graph.json of kg build: bench N of its papers")
-    parser.add_argument("--papers", type=int, nargs="+", default=[500, 2000, 5358],
-                        help="with --graph: the numbers of papers")
+    parser.add_argument(
+        "--graph", type=Path, help="a graph.json of kg build: bench N of its papers"
+    )
+    parser.add_argument(
+        "--papers",
+        type=int,
+        nargs="+",
+        default=[500, 2000, 5358],
+        help="with --graph: the numbers of papers",
+    )
     args = parser.parse_args(argv)
     if args.graph:
         from kg.graph import KnowledgeGraph
 
         graph = KnowledgeGraph.load(args.graph).nx
-        print(f"{'papers':>7} {'nodes':>7} {'edges':>7} {'write s':>8} {'file MB':>8} {'KB/paper':>9} "
-              f"{'ready s':>8} {'click s':>8} {'interactive s':>14}  view={args.view}, median of {args.repeat}")
-        with tempfile.TemporaryDirectory(prefix="kg-bench-") as tmp, Browser(width=1400, height=900) as browser:
+        print(
+            f"{'papers':>7} {'nodes':>7} {'edges':>7} {'write s':>8} {'file MB':>8} {'KB/paper':>9} "
+            f"{'ready s':>8} {'click s':>8} {'interactive s':>14}  view={args.view}, median of {args.repeat}"
+        )
+        with (
+            tempfile.TemporaryDirectory(prefix="kg-bench-") as tmp,
+            Browser(width=1400, height=900) as browser,
+        ):
             for n in args.papers:
                 r = bench_one(browser, n, args.view, args.repeat, Path(tmp), graph=graph)
-                print(f"{r['papers']:>7,} {r['nodes']:>7,} {r['edges']:>7,} {r['write_s']:>8.2f} {r['mb']:>8.1f} "
-                      f"{r['kb_per_paper']:>9.2f} {r['stopped_s']:>8.2f} {r['click_s']:>8.2f} "
-                      f"{r['interactive_s']:>14.2f}", flush=True)
+                print(
+                    f"{r['papers']:>7,} {r['nodes']:>7,} {r['edges']:>7,} {r['write_s']:>8.2f} {r['mb']:>8.1f} "
+                    f"{r['kb_per_paper']:>9.2f} {r['stopped_s']:>8.2f} {r['click_s']:>8.2f} "
+                    f"{r['interactive_s']:>14.2f}",
+                    flush=True,
+                )
         return
-    print(f"{'nodes':>6} {'edges':>7} {'write s':>8} {'file MB':>8} {'stopped s':>10} "
-          f"{'wall s':>7} {'click s':>8}  view={args.view}, median of {args.repeat}")
+    print(
+        f"{'nodes':>6} {'edges':>7} {'write s':>8} {'file MB':>8} {'stopped s':>10} "
+        f"{'wall s':>7} {'click s':>8}  view={args.view}, median of {args.repeat}"
+    )
     worst = 0.0
-    with tempfile.TemporaryDirectory(prefix="kg-bench-") as tmp, Browser(width=1400, height=900) as browser:
+    with (
+        tempfile.TemporaryDirectory(prefix="kg-bench-") as tmp,
+        Browser(width=1400, height=900) as browser,
+    ):
         for n in args.sizes:
             r = bench_one(browser, n, args.view, args.repeat, Path(tmp))
-            print(f"{r['nodes']:>6,} {r['edges']:>7,} {r['write_s']:>8.2f} {r['mb']:>8.1f} "
-                  f"{r['stopped_s']:>10.2f} {r['wall_s']:>7.2f} {r['click_s']:>8.2f}", flush=True)
+            print(
+                f"{r['nodes']:>6,} {r['edges']:>7,} {r['write_s']:>8.2f} {r['mb']:>8.1f} "
+                f"{r['stopped_s']:>10.2f} {r['wall_s']:>7.2f} {r['click_s']:>8.2f}",
+                flush=True,
+            )
             if r["nodes"] >= 5000:
                 worst = max(worst, r["stopped_s"])
     if worst:
         verdict = "meets" if worst < TARGET_S else "MISSES"
-        print(f"5,000 nodes: layout stopped after {worst:.2f} s ({verdict} the {TARGET_S:g} s target)")
+        print(
+            f"5,000 nodes: layout stopped after {worst:.2f} s ({verdict} the {TARGET_S:g} s target)"
+        )
 
 
 if __name__ == "__main__":

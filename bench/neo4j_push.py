@@ -36,7 +36,9 @@ NEO4J_SH = ROOT / "docker" / "neo4j.sh"
 def _sh(instance: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "NEO4J_INSTANCE": str(instance), "NEO4J_AUTH": "none"}
     env.pop("NEO4J_BOLT_PORT", None)
-    done = subprocess.run(["bash", str(NEO4J_SH), *args], env=env, capture_output=True, text=True, cwd=instance)
+    done = subprocess.run(
+        ["bash", str(NEO4J_SH), *args], env=env, capture_output=True, text=True, cwd=instance
+    )
     if done.returncode != 0:
         sys.exit(f"docker/neo4j.sh {' '.join(args[:3])} failed:\n{done.stdout}\n{done.stderr}")
     return done
@@ -47,10 +49,10 @@ def load_graph(args: argparse.Namespace):
 
     if args.graph:
         return KnowledgeGraph.load(args.graph)
-    from extractors import load_pipeline
-    from kg.build import build
     import itertools
 
+    from extractors import load_pipeline
+    from kg.build import build
     from kg.corpus import read_corpus
 
     papers = list(itertools.islice(read_corpus([args.corpus]), args.n))
@@ -60,7 +62,10 @@ def load_graph(args: argparse.Namespace):
             handle.write(json.dumps({"id": p.id, "title": p.title, "abstract": p.abstract}) + "\n")
     t = time.perf_counter()
     graph = build([str(src)], load_pipeline()).graph
-    print(f"built the graph of {len(papers):,} abstracts in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    print(
+        f"built the graph of {len(papers):,} abstracts in {time.perf_counter() - t:.0f} s",
+        file=sys.stderr,
+    )
     return graph
 
 
@@ -69,11 +74,19 @@ def main() -> None:
     parser.add_argument("graph", nargs="?", help="graph.json written by kg build")
     parser.add_argument("--corpus", help="build the graph from this corpus instead")
     parser.add_argument("-n", type=int, default=10_000, help="abstracts to read from --corpus")
-    parser.add_argument("--uri", help="use this server (NEO4J_URI) instead of starting one; skips neo4j-admin")
+    parser.add_argument(
+        "--uri", help="use this server (NEO4J_URI) instead of starting one; skips neo4j-admin"
+    )
     parser.add_argument("--batch-size", type=int, default=1000)
-    parser.add_argument("--row-sample", type=int, default=5000,
-                        help="relationships loaded row by row (0: all of them)")
-    parser.add_argument("--json", action="store_true", help="also print the figures as one JSON object")
+    parser.add_argument(
+        "--row-sample",
+        type=int,
+        default=5000,
+        help="relationships loaded row by row (0: all of them)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="also print the figures as one JSON object"
+    )
     args = parser.parse_args()
     if not args.graph and not args.corpus:
         parser.error("give a graph.json or --corpus")
@@ -98,39 +111,63 @@ def main() -> None:
             uri = _sh(main_instance, "start").stdout.strip().splitlines()[-1]
             started.append(main_instance)
         results: dict[str, dict] = {}
-        with kg_neo4j.open_driver(uri, os.environ.get("NEO4J_USERNAME"), os.environ.get("NEO4J_PASSWORD")) as driver:
-            _autocommit(driver, "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS")
+        with kg_neo4j.open_driver(
+            uri, os.environ.get("NEO4J_USERNAME"), os.environ.get("NEO4J_PASSWORD")
+        ) as driver:
+            _autocommit(
+                driver, "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+            )
             # warm-up: the server compiles each statement once; do not time that
             kg_neo4j.push(_small(graph), driver, batch_size=args.batch_size)
-            _autocommit(driver, "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS")
+            _autocommit(
+                driver, "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
+            )
 
             stats = kg_neo4j.push(graph, driver, batch_size=args.batch_size)
             results["batched"] = {
-                "nodes_per_s": n_nodes / stats.node_seconds, "rels_per_s": n_rels / stats.relationship_seconds,
-                "seconds": stats.seconds, "relationships": n_rels,
+                "nodes_per_s": n_nodes / stats.node_seconds,
+                "rels_per_s": n_rels / stats.relationship_seconds,
+                "seconds": stats.seconds,
+                "relationships": n_rels,
             }
             # row by row: delete the relationships, keep the nodes, MERGE one row per transaction
-            _autocommit(driver, "MATCH ()-[r]->() CALL (r) { DELETE r } IN TRANSACTIONS OF 10000 ROWS")
+            _autocommit(
+                driver, "MATCH ()-[r]->() CALL (r) { DELETE r } IN TRANSACTIONS OF 10000 ROWS"
+            )
             statements = kg_neo4j.relationship_statements(rel_rows)
             sample = _spread(statements, args.row_sample or n_rels)
             t = time.perf_counter()
             for query, row in sample:
                 driver.execute_query(query, parameters_={"rows": [row]})
             seconds = time.perf_counter() - t
-            results["row_by_row"] = {"rels_per_s": len(sample) / seconds, "seconds": seconds,
-                                     "relationships": len(sample)}
+            results["row_by_row"] = {
+                "rels_per_s": len(sample) / seconds,
+                "seconds": seconds,
+                "relationships": len(sample),
+            }
 
         if not args.uri and not os.environ.get("NEO4J_URI"):
             files = write_neo4j_csv(graph, work / "csv")
             fresh = work / "import"
             fresh.mkdir()
             t = time.perf_counter()
-            done = _sh(fresh, "admin", "database", "import", "full", f"@{files.directory / 'import.args'}", "neo4j")
+            done = _sh(
+                fresh,
+                "admin",
+                "database",
+                "import",
+                "full",
+                f"@{files.directory / 'import.args'}",
+                "neo4j",
+            )
             seconds = time.perf_counter() - t
-            results["neo4j_admin"] = {"nodes_per_s": files.node_count / seconds,
-                                      "rels_per_s": files.relationship_count / seconds, "seconds": seconds,
-                                      "relationships": files.relationship_count,
-                                      "reported": _import_line(done.stdout + done.stderr)}
+            results["neo4j_admin"] = {
+                "nodes_per_s": files.node_count / seconds,
+                "rels_per_s": files.relationship_count / seconds,
+                "seconds": seconds,
+                "relationships": files.relationship_count,
+                "reported": _import_line(done.stdout + done.stderr),
+            }
     finally:
         for instance in started:
             _sh(instance, "stop")
@@ -139,14 +176,20 @@ def main() -> None:
     b, r = results["batched"], results["row_by_row"]
     print(f"\nNeo4j load of {papers:,} abstracts ({n_nodes:,} nodes, {n_rels:,} relationships)")
     print(f"{'load':<34}{'nodes/s':>12}{'relationships/s':>18}{'seconds':>10}")
-    print(f"{'batched UNWIND, ' + str(args.batch_size) + ' rows/tx':<34}{b['nodes_per_s']:>12,.0f}"
-          f"{b['rels_per_s']:>18,.0f}{b['seconds']:>10.1f}")
+    print(
+        f"{'batched UNWIND, ' + str(args.batch_size) + ' rows/tx':<34}{b['nodes_per_s']:>12,.0f}"
+        f"{b['rels_per_s']:>18,.0f}{b['seconds']:>10.1f}"
+    )
     what = "all" if r["relationships"] == n_rels else f"{r['relationships']:,} sampled"
-    print(f"{'row by row, 1 MERGE/tx (' + what + ')':<34}{'':>12}{r['rels_per_s']:>18,.0f}{r['seconds']:>10.1f}")
+    print(
+        f"{'row by row, 1 MERGE/tx (' + what + ')':<34}{'':>12}{r['rels_per_s']:>18,.0f}{r['seconds']:>10.1f}"
+    )
     if "neo4j_admin" in results:
         a = results["neo4j_admin"]
-        print(f"{'neo4j-admin database import full':<34}{a['nodes_per_s']:>12,.0f}{a['rels_per_s']:>18,.0f}"
-              f"{a['seconds']:>10.1f}")
+        print(
+            f"{'neo4j-admin database import full':<34}{a['nodes_per_s']:>12,.0f}{a['rels_per_s']:>18,.0f}"
+            f"{a['seconds']:>10.1f}"
+        )
     print(f"batched is {b['rels_per_s'] / r['rels_per_s']:.0f}x row by row (relationships/s)")
     if args.json:
         print(json.dumps({"papers": papers, "nodes": n_nodes, "relationships": n_rels, **results}))

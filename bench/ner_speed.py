@@ -30,9 +30,13 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=str(MODEL_DIR))
-    parser.add_argument("--corpus", default=str(default_data_dir() / "corpora" / "iclr2026_accepted.jsonl"))
+    parser.add_argument(
+        "--corpus", default=str(default_data_dir() / "corpora" / "iclr2026_accepted.jsonl")
+    )
     parser.add_argument("--limit", type=int, default=2000, help="abstracts to read")
-    parser.add_argument("--rules", action="store_true", help="load through extractors.pipeline with rules on")
+    parser.add_argument(
+        "--rules", action="store_true", help="load through extractors.pipeline with rules on"
+    )
     parser.add_argument("--repeat", type=int, default=2, help="timed passes; the best is reported")
     args = parser.parse_args()
 

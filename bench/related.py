@@ -23,14 +23,18 @@ from collections import defaultdict
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("corpus")
     parser.add_argument("-n", type=int, default=None, help="first N papers only")
     parser.add_argument("-k", type=int, default=5, help="neighbours per paper (default 5)")
     parser.add_argument("--graph", help="a graph.json already built from CORPUS")
     parser.add_argument("--rules-only", action="store_true")
     parser.add_argument("--save-graph", help="write the built graph here (reuse it with --graph)")
-    parser.add_argument("--variants", action="store_true", help="also score RELATED_TO built from less")
+    parser.add_argument(
+        "--variants", action="store_true", help="also score RELATED_TO built from less"
+    )
     args = parser.parse_args()
 
     with open(args.corpus, encoding="utf-8") as handle:
@@ -40,6 +44,7 @@ def main() -> None:
 
     from kg import KnowledgeGraph
     from kg.schema import paper_id_of, paper_node_id
+
     if args.graph:
         graph = KnowledgeGraph.load(args.graph)
         seconds = float("nan")
@@ -60,7 +65,9 @@ def main() -> None:
         for pid in ids:
             node = paper_node_id(pid)
             if node in g.nx:
-                found[pid] = [paper_id_of(other) for other, _, _ in g.related_papers(node, k=args.k)]
+                found[pid] = [
+                    paper_id_of(other) for other, _, _ in g.related_papers(node, k=args.k)
+                ]
         return found
 
     kg_neighbours = neighbours_of(graph)
@@ -70,27 +77,37 @@ def main() -> None:
 
         def recomputed(*, terms: bool, title: bool) -> dict[str, list[str]]:
             g = graph.nx.copy()
-            g.remove_edges_from([(u, v, key) for u, v, key in g.edges(keys=True) if key == "RELATED_TO"])
+            g.remove_edges_from(
+                [(u, v, key) for u, v, key in g.edges(keys=True) if key == "RELATED_TO"]
+            )
             for _node, data in g.nodes(data=True):
                 if data.get("label") == "Paper":
                     data["keywords"] = []
                     if not title:
                         data.pop("title", None)
             for a, b, weight, shared, shared_terms in related_edges(g, terms=terms):
-                g.add_edge(a, b, key="RELATED_TO", weight=weight, shared=shared, shared_terms=shared_terms)
+                g.add_edge(
+                    a, b, key="RELATED_TO", weight=weight, shared=shared, shared_terms=shared_terms
+                )
             return neighbours_of(KnowledgeGraph(g))
 
-        variants = [("kg entities only", recomputed(terms=False, title=False)),
-                    ("kg + abstract words", recomputed(terms=True, title=False)),
-                    ("kg + title, abstract", recomputed(terms=True, title=True))]
+        variants = [
+            ("kg entities only", recomputed(terms=False, title=False)),
+            ("kg + abstract words", recomputed(terms=True, title=False)),
+            ("kg + title, abstract", recomputed(terms=True, title=True)),
+        ]
 
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.neighbors import NearestNeighbors
 
-    matrix = TfidfVectorizer(stop_words="english", sublinear_tf=True, min_df=2).fit_transform(r["abstract"] for r in rows)
+    matrix = TfidfVectorizer(stop_words="english", sublinear_tf=True, min_df=2).fit_transform(
+        r["abstract"] for r in rows
+    )
     index = NearestNeighbors(n_neighbors=args.k + 1, metric="cosine").fit(matrix)
     _, found = index.kneighbors(matrix)
-    tfidf_neighbours = {ids[i]: [ids[j] for j in row if j != i][: args.k] for i, row in enumerate(found)}
+    tfidf_neighbours = {
+        ids[i]: [ids[j] for j in row if j != i][: args.k] for i, row in enumerate(found)
+    }
 
     rng = random.Random(0)
     random_neighbours = {pid: rng.sample([o for o in ids if o != pid], args.k) for pid in ids}
@@ -107,9 +124,15 @@ def main() -> None:
         return hits / max(total, 1), covered, covered / len(ids)
 
     print(f"papers: {len(ids)}   graph build seconds: {seconds:.1f}")
-    print(f"{'neighbours':<22} {'same area @' + str(args.k):>14} {'papers with any':>16} {'coverage':>9}")
-    for name, neighbours in (("kg RELATED_TO", kg_neighbours), *variants, ("TF-IDF cosine", tfidf_neighbours),
-                             ("random", random_neighbours)):
+    print(
+        f"{'neighbours':<22} {'same area @' + str(args.k):>14} {'papers with any':>16} {'coverage':>9}"
+    )
+    for name, neighbours in (
+        ("kg RELATED_TO", kg_neighbours),
+        *variants,
+        ("TF-IDF cosine", tfidf_neighbours),
+        ("random", random_neighbours),
+    ):
         p, covered, coverage = precision(neighbours)
         print(f"{name:<22} {p:>14.3f} {covered:>16} {coverage:>9.1%}")
     shared: defaultdict[int, int] = defaultdict(int)
@@ -118,7 +141,10 @@ def main() -> None:
         if key == "RELATED_TO":
             shared[min(len(data.get("shared", [])), 10)] += 1
             with_terms += bool(data.get("shared_terms"))
-    print("RELATED_TO edges by number of shared entities (10 = 10 or more):", dict(sorted(shared.items())))
+    print(
+        "RELATED_TO edges by number of shared entities (10 = 10 or more):",
+        dict(sorted(shared.items())),
+    )
     print(f"RELATED_TO edges listing shared terms: {with_terms} of {sum(shared.values())}")
 
 

@@ -51,7 +51,9 @@ def extract_all(papers: list, *, rules_only: bool = False) -> tuple[list, float,
     return extractions, loaded - start, time.perf_counter() - loaded
 
 
-_REASON_KIND = re.compile(r"^(acronym vote|acronym|gazetteer|variant|fuzzy|label vote|same key|all-caps)")
+_REASON_KIND = re.compile(
+    r"^(acronym vote|acronym|gazetteer|variant|fuzzy|label vote|same key|all-caps)"
+)
 
 
 def reason_kinds(form_rows: list[dict]) -> Counter[str]:
@@ -69,13 +71,23 @@ def reason_kinds(form_rows: list[dict]) -> Counter[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("inputs", nargs="*", help="corpus files or directories (default: the shared corpora)")
-    parser.add_argument("-n", type=int, default=10_000, help="first N distinct abstracts (default 10,000)")
-    parser.add_argument("--cache", help="pickle of the extractions: written when missing, reused when present")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "inputs", nargs="*", help="corpus files or directories (default: the shared corpora)"
+    )
+    parser.add_argument(
+        "-n", type=int, default=10_000, help="first N distinct abstracts (default 10,000)"
+    )
+    parser.add_argument(
+        "--cache", help="pickle of the extractions: written when missing, reused when present"
+    )
     parser.add_argument("--top", type=int, default=30, help="largest merges to list (default 30)")
     parser.add_argument("--merges", help="write every merge record as JSON lines to this file")
-    parser.add_argument("--rules-only", action="store_true", help="the rules-only pipeline, no trained model")
+    parser.add_argument(
+        "--rules-only", action="store_true", help="the rules-only pipeline, no trained model"
+    )
     args = parser.parse_args()
 
     from kg.resolve import resolve, resolve_relations
@@ -85,16 +97,28 @@ def main() -> None:
     if cache is not None and cache.exists():
         with cache.open("rb") as handle:
             saved = pickle.load(handle)
-        extractions, load_seconds, extract_seconds = saved["extractions"], saved["load_seconds"], saved["extract_seconds"]
+        extractions, load_seconds, extract_seconds = (
+            saved["extractions"],
+            saved["load_seconds"],
+            saved["extract_seconds"],
+        )
         print(f"extractions from {cache} (written {saved.get('written', '?')})")
     else:
         papers = read_papers(inputs, args.n)
         extractions, load_seconds, extract_seconds = extract_all(papers, rules_only=args.rules_only)
         if cache is not None:
             with cache.open("wb") as handle:
-                pickle.dump({"extractions": extractions, "load_seconds": load_seconds,
-                             "extract_seconds": extract_seconds, "inputs": inputs, "n": args.n,
-                             "written": time.strftime("%Y-%m-%d %H:%M")}, handle)
+                pickle.dump(
+                    {
+                        "extractions": extractions,
+                        "load_seconds": load_seconds,
+                        "extract_seconds": extract_seconds,
+                        "inputs": inputs,
+                        "n": args.n,
+                        "written": time.strftime("%Y-%m-%d %H:%M"),
+                    },
+                    handle,
+                )
     extractions = extractions[: args.n]
 
     start = time.perf_counter()
@@ -109,31 +133,49 @@ def main() -> None:
 
     forms_ci = len({(m.label, m.text.casefold()) for e in extractions for m in e.mentions})
     by_label = Counter(entity.label for entity in resolution.entities.values())
-    print(f"papers: {len(extractions)}   mentions: {n_mentions}   relation mentions: "
-          f"{sum(len(e.relations) for e in extractions)} -> {len(relations)} entity relations")
-    print(f"surface forms before merging: {stats.surface_forms} (label, text); {forms_ci} ignoring case")
-    print(f"entities after merging:       {stats.entities}  "
-          + "  ".join(f"{label} {count}" for label, count in sorted(by_label.items())))
-    print(f"  dropped as generic: {stats.dropped_generic} mentions; acronyms resolved by vote: "
-          f"{stats.acronyms_resolved_by_vote}; label conflicts settled by vote: {stats.label_conflicts}; "
-          f"fuzzy merges: {stats.fuzzy_merges}")
+    print(
+        f"papers: {len(extractions)}   mentions: {n_mentions}   relation mentions: "
+        f"{sum(len(e.relations) for e in extractions)} -> {len(relations)} entity relations"
+    )
+    print(
+        f"surface forms before merging: {stats.surface_forms} (label, text); {forms_ci} ignoring case"
+    )
+    print(
+        f"entities after merging:       {stats.entities}  "
+        + "  ".join(f"{label} {count}" for label, count in sorted(by_label.items()))
+    )
+    print(
+        f"  dropped as generic: {stats.dropped_generic} mentions; acronyms resolved by vote: "
+        f"{stats.acronyms_resolved_by_vote}; label conflicts settled by vote: {stats.label_conflicts}; "
+        f"fuzzy merges: {stats.fuzzy_merges}"
+    )
     merged = resolution.merges()
-    print(f"  entities with more than one surface form: {len(merged)} "
-          f"(covering {sum(len(r['forms']) for r in merged)} forms)")
-    print(f"pipeline load: {load_seconds:.1f} s   extraction: {extract_seconds:.1f} s "
-          f"({len(extractions) / max(extract_seconds, 1e-9):.1f} abstracts/s)")
-    print(f"resolution: {resolution_seconds:.2f} s (entities {resolve_seconds:.2f} s, relations "
-          f"{relation_seconds:.2f} s)   resolution / extraction = {resolution_seconds / max(extract_seconds, 1e-9):.4f}"
-          f"  (target < 0.1)")
+    print(
+        f"  entities with more than one surface form: {len(merged)} "
+        f"(covering {sum(len(r['forms']) for r in merged)} forms)"
+    )
+    print(
+        f"pipeline load: {load_seconds:.1f} s   extraction: {extract_seconds:.1f} s "
+        f"({len(extractions) / max(extract_seconds, 1e-9):.1f} abstracts/s)"
+    )
+    print(
+        f"resolution: {resolution_seconds:.2f} s (entities {resolve_seconds:.2f} s, relations "
+        f"{relation_seconds:.2f} s)   resolution / extraction = {resolution_seconds / max(extract_seconds, 1e-9):.4f}"
+        f"  (target < 0.1)"
+    )
 
     print(f"\n{args.top} largest merges (by surface forms, then papers)")
-    print(f"{'#':>3} {'entity':<44} {'label':<8} {'forms':>5} {'papers':>6}  sample forms | reasons")
+    print(
+        f"{'#':>3} {'entity':<44} {'label':<8} {'forms':>5} {'papers':>6}  sample forms | reasons"
+    )
     for i, row in enumerate(merged[: args.top], 1):
         forms = sorted(row["forms"], key=lambda f: -f["mentions"])
         sample = ", ".join(f"{f['form']} ({f['mentions']})" for f in forms[:6])
         kinds = ", ".join(f"{kind} {n}" for kind, n in reason_kinds(row["forms"]).most_common())
-        print(f"{i:>3} {row['name'][:44]:<44} {row['label']:<8} {len(row['forms']):>5} {row['papers']:>6}  "
-              f"{sample} | {kinds}")
+        print(
+            f"{i:>3} {row['name'][:44]:<44} {row['label']:<8} {len(row['forms']):>5} {row['papers']:>6}  "
+            f"{sample} | {kinds}"
+        )
     if args.merges:
         import json
 

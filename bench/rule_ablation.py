@@ -50,8 +50,14 @@ def main() -> None:
         r = evaluate_annotations([args.gold], nlp)
         return r["paper"], r["spans"]
 
-    variants = ["full", "rules only", *(f"-{c}" for c in COMPONENTS), *(f"+{c}" for c in OPTIONAL),
-                "-generic filter", "-dataset name check"]
+    variants = [
+        "full",
+        "rules only",
+        *(f"-{c}" for c in COMPONENTS),
+        *(f"+{c}" for c in OPTIONAL),
+        "-generic filter",
+        "-dataset name check",
+    ]
     if args.only:
         variants = [v for v in variants if v in args.only.split(",")]
     rows = []
@@ -62,7 +68,10 @@ def main() -> None:
             import extractors.pipeline as pipeline
 
             order = list(pipeline.RULE_COMPONENTS)
-            order.insert(order.index("kg_cues") + (name == "+kg_heads"), "kg_heads" if name == "+kg_heads" else "kg_gazetteer")
+            order.insert(
+                order.index("kg_cues") + (name == "+kg_heads"),
+                "kg_heads" if name == "+kg_heads" else "kg_gazetteer",
+            )
             with patched(pipeline, "RULE_COMPONENTS", tuple(order)):
                 nlp = load_pipeline(args.model)
             if name == "+kg_gazetteer_shapes only":
@@ -74,21 +83,28 @@ def main() -> None:
             nlp.remove_pipe(name[1:])
             paper, spans = run(nlp)
         elif name == "-generic filter":
+
             def keep(text):
                 return not any(ch.isalpha() for ch in text)
+
             with patched(mentions, "is_generic", keep), patched(resolve, "is_generic", keep):
                 paper, spans = run(load_pipeline(args.model))
         elif name == "-dataset name check":
-            with patched(mentions, "map_ner_label", lambda label, text: MODEL_TO_PRODUCT.get(label)):
+            with patched(
+                mentions, "map_ner_label", lambda label, text: MODEL_TO_PRODUCT.get(label)
+            ):
                 paper, spans = run(load_pipeline(args.model))
         else:
             paper, spans = run(load_pipeline(args.model))
         t = paper["per_type"]
         rows.append((name, paper, spans))
-        print(f"{name:22} paper F1 {paper['f']:.3f} (P {paper['p']:.3f} R {paper['r']:.3f})  "
-              f"M {t['METHOD']['f']:.3f} D {t['DATASET']['f']:.3f} T {t['TASK']['f']:.3f} Me {t['METRIC']['f']:.3f}  "
-              f"PROPOSES P {paper['proposes']['precision']:.3f} R {paper['proposes']['recall']:.3f}  "
-              f"span F1 {spans['f']:.3f}", flush=True)
+        print(
+            f"{name:22} paper F1 {paper['f']:.3f} (P {paper['p']:.3f} R {paper['r']:.3f})  "
+            f"M {t['METHOD']['f']:.3f} D {t['DATASET']['f']:.3f} T {t['TASK']['f']:.3f} Me {t['METRIC']['f']:.3f}  "
+            f"PROPOSES P {paper['proposes']['precision']:.3f} R {paper['proposes']['recall']:.3f}  "
+            f"span F1 {spans['f']:.3f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

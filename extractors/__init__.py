@@ -7,6 +7,20 @@ loads with plain ``spacy.load``. Each declares what it ``requires`` and ``assign
 """
 
 from . import acronyms, mentions, relations, results, roles, rules  # noqa: F401  (factory registration)
-from .pipeline import DEFAULT_MODEL, Extraction, extract, extract_mentions, load_pipeline, shipped_model_path
+from .pipeline import (
+    DEFAULT_MODEL,
+    Extraction,
+    extract,
+    extract_mentions,
+    load_pipeline,
+    shipped_model_path,
+)
 
-__all__ = ["DEFAULT_MODEL", "Extraction", "extract", "extract_mentions", "load_pipeline", "shipped_model_path"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "Extraction",
+    "extract",
+    "extract_mentions",
+    "load_pipeline",
+    "shipped_model_path",
+]

@@ -117,8 +117,9 @@ def find_definitions(text: str) -> list[Definition]:
             continue
         # the window of words before "(" within the same sentence
         left = text[: match.start()]
-        sentence_start = max(left.rfind(". "), left.rfind("? "), left.rfind("! "), left.rfind("; "),
-                             left.rfind(": "))
+        sentence_start = max(
+            left.rfind(". "), left.rfind("? "), left.rfind("! "), left.rfind("; "), left.rfind(": ")
+        )
         sentence_start = sentence_start + 2 if sentence_start >= 0 else 0
         words = list(_WORD.finditer(left, sentence_start))
         max_words = min(len(short) + 5, 2 * len(short))
@@ -140,8 +141,16 @@ def find_definitions(text: str) -> list[Definition]:
         if len(long.split()) > max_words:
             continue
         short_start = match.start(1)
-        found.append(Definition(short, short_start, short_start + len(short), long, long_start,
-                                long_start + len(long)))
+        found.append(
+            Definition(
+                short,
+                short_start,
+                short_start + len(short),
+                long,
+                long_start,
+                long_start + len(long),
+            )
+        )
     return found
 
 
@@ -166,21 +175,32 @@ class AcronymDetector(Stateless):
         text = doc.text
         defined: dict[str, str] = {}
         for definition in find_definitions(text):
-            short = doc.char_span(definition.short_start, definition.short_end, label="SHORT",
-                                  kb_id=definition.long, alignment_mode="expand")
-            long = doc.char_span(definition.long_start, definition.long_end, label="LONG",
-                                 kb_id=definition.short, alignment_mode="expand")
+            short = doc.char_span(
+                definition.short_start,
+                definition.short_end,
+                label="SHORT",
+                kb_id=definition.long,
+                alignment_mode="expand",
+            )
+            long = doc.char_span(
+                definition.long_start,
+                definition.long_end,
+                label="LONG",
+                kb_id=definition.short,
+                alignment_mode="expand",
+            )
             if short is None or long is None:
                 continue
             spans.extend((short, long))
             defined.setdefault(definition.short, definition.long)
             for start, end in find_uses(text, definition.short, definition.short_end + 1):
-                use = doc.char_span(start, end, label="USE", kb_id=definition.long, alignment_mode="expand")
+                use = doc.char_span(
+                    start, end, label="USE", kb_id=definition.long, alignment_mode="expand"
+                )
                 if use is not None:
                     spans.append(use)
         doc.spans[self.spans_key] = spans
         return doc
-
 
 
 @Language.factory("kg_acronyms", default_config={"spans_key": SPANS_KEY}, assigns=["doc.spans"])

@@ -95,24 +95,26 @@ def gold_to_doc(
     ents = [Span(doc, s, e + 1, label=label) for s, e, label in longest_spans(spans)]
     taken = {i for span in ents for i in range(span.start, span.end)}
     unknown = [
-        Span(doc, s, e + 1)
-        for s, e in missing
-        if not any(i in taken for i in range(s, e + 1))
+        Span(doc, s, e + 1) for s, e in missing if not any(i in taken for i in range(s, e + 1))
     ]
     doc.set_ents(ents, missing=unknown, default="missing" if partial else "outside")
     return doc
 
 
-def scierc_docs(
-    path: str | Path, vocab: Any, *, dataset_label: bool = False
-) -> Iterator[Any]:
+def scierc_docs(path: str | Path, vocab: Any, *, dataset_label: bool = False) -> Iterator[Any]:
     """SciERC documents; with ``dataset_label`` Material spans that look like data-set names become DATASET."""
     for gold in read_scierc(path):
         if dataset_label:
             words = gold.words
             ner = [
                 [
-                    (s, e, "DATASET" if label == "Material" and is_dataset_name(words[s : e + 1]) else label)
+                    (
+                        s,
+                        e,
+                        "DATASET"
+                        if label == "Material" and is_dataset_name(words[s : e + 1])
+                        else label,
+                    )
                     for s, e, label in sentence
                 ]
                 for sentence in gold.ner
@@ -179,7 +181,9 @@ def scirex_docs(
         yield gold_to_doc(vocab, gold, label_map, partial=True)
 
 
-def _scirex_golds(path: str | Path, sample: float, seed: int, max_sentence_tokens: int) -> Iterator[GoldDoc]:
+def _scirex_golds(
+    path: str | Path, sample: float, seed: int, max_sentence_tokens: int
+) -> Iterator[GoldDoc]:
     rng = random.Random(seed)
     with Path(path).open(encoding="utf-8") as handle:
         for line in handle:
@@ -224,8 +228,8 @@ def annotation_doc(nlp: Any, rec: Any) -> tuple[Any, int]:
     for m in missing:
         for i in range(m.start, m.end):
             unknown[i] = True
-    ents = [e for e in ents if not any(unknown[e.start:e.end])]
-    missing = [doc[i:i + 1] for i, flag in enumerate(unknown) if flag]
+    ents = [e for e in ents if not any(unknown[e.start : e.end])]
+    missing = [doc[i : i + 1] for i, flag in enumerate(unknown) if flag]
     doc.set_ents(ents, missing=missing, default="outside")
     return doc, unmapped
 

@@ -216,8 +216,19 @@ def is_generic(phrase: str) -> bool:
     words = text.split()
     if not words:
         return True
-    if words[0] in {"our", "this", "the", "these", "their", "its", "a", "an", "proposed", "existing", "such"} \
-            or (len(words) > 1 and words[0] in GENERIC_MODIFIERS):  # "powerful generative frameworks"
+    if words[0] in {
+        "our",
+        "this",
+        "the",
+        "these",
+        "their",
+        "its",
+        "a",
+        "an",
+        "proposed",
+        "existing",
+        "such",
+    } or (len(words) > 1 and words[0] in GENERIC_MODIFIERS):  # "powerful generative frameworks"
         return is_generic(" ".join(words[1:]))
     if len(words) > 1 and words[-1] in _MODEL_HEADS and not FAMILY_WORDS.isdisjoint(words[:-1]):
         return False

@@ -18,9 +18,8 @@ from spacy.tokens import Doc, Span
 
 from kg.schema import MODEL_TO_PRODUCT
 
-from .component import Stateless
-
 from .acronyms import SPANS_KEY as ACRONYMS_KEY
+from .component import Stateless
 from .lexicon import is_generic, label_for_head
 from .rules import CUES_KEY, HEADS_KEY, appositive_label
 
@@ -40,7 +39,9 @@ PRIORITY: tuple[tuple[str, float], ...] = (
 _SCORES = dict(PRIORITY)
 #: A later use of a defined short form scores a little below the definition itself.
 ACRONYM_USE_SCORE = 0.9
-_DATA_HEAD = re.compile(r"\b(?:dataset|datasets|benchmark|benchmarks|corpus|corpora|treebank|suite)$", re.I)
+_DATA_HEAD = re.compile(
+    r"\b(?:dataset|datasets|benchmark|benchmarks|corpus|corpora|treebank|suite)$", re.I
+)
 _NAME_TOKEN = re.compile(r"^(?=.*[A-Z])(?=.*(?:[a-z].*[A-Z]|\d|[A-Z]{2}))[A-Za-z0-9][\w\-+.]{2,}$")
 _NOT_DATA = frozenset("GPU GPUs CPU CPUs TPU TPUs API APIs LLM LLMs AI ML NLP CV RL".split())
 
@@ -53,7 +54,11 @@ def map_ner_label(label: str, text: str) -> str | None:
     if mapped == "DATASET":
         words = text.split()
         named = len(words) == 1 and bool(_NAME_TOKEN.match(text)) and text not in _NOT_DATA
-        headed = len(words) > 1 and bool(_DATA_HEAD.search(text)) and any(not w.islower() for w in words[:-1])
+        headed = (
+            len(words) > 1
+            and bool(_DATA_HEAD.search(text))
+            and any(not w.islower() for w in words[:-1])
+        )
         if not (named or headed):
             return None
     return mapped
@@ -92,21 +97,23 @@ class MentionChooser(Stateless):
             sent = sents[k]
             sent_text = sent_texts.get(k)
             if sent_text is None:
-                sent_text = sent_texts[k] = text[sent.start_char:sent.end_char]
-            records.append({
-                "label": span.label_,
-                "text": span_text,
-                "start": start_char,
-                "end": end_char,
-                "sentence": sent_text,
-                "sent_start": sent.start_char,
-                "extractor": source,
-                "score": extra.get("score", score),
-                "role": role,
-                "long_form": extra.get("long_form"),
-                "short_form": extra.get("short_form"),
-                "canonical": extra.get("canonical"),
-            })
+                sent_text = sent_texts[k] = text[sent.start_char : sent.end_char]
+            records.append(
+                {
+                    "label": span.label_,
+                    "text": span_text,
+                    "start": start_char,
+                    "end": end_char,
+                    "sentence": sent_text,
+                    "sent_start": sent.start_char,
+                    "extractor": source,
+                    "score": extra.get("score", score),
+                    "role": role,
+                    "long_form": extra.get("long_form"),
+                    "short_form": extra.get("short_form"),
+                    "canonical": extra.get("canonical"),
+                }
+            )
             chosen.append(span)
         order = sorted(range(len(records)), key=lambda k: records[k]["start"])
         doc.user_data[MENTIONS_KEY] = [records[k] for k in order]
@@ -130,7 +137,12 @@ class MentionChooser(Stateless):
             yield "gazetteer", scores["gazetteer"], span, {"canonical": canonical}
         # 3. cue phrases, 4. shapes, 5. statistical model, 6. head-noun phrases
         for span in _longest_first(cues):
-            yield "cue", scores["cue"], span, {"role": "proposed" if span.kb_id_ == "proposed" else "used"}
+            yield (
+                "cue",
+                scores["cue"],
+                span,
+                {"role": "proposed" if span.kb_id_ == "proposed" else "used"},
+            )
         for span in _longest_first(shapes):
             yield "shape", scores["shape"], _strip_head(doc, span), {}
         for span, score in statistical:
@@ -138,38 +150,65 @@ class MentionChooser(Stateless):
         for span in _longest_first(doc.spans.get(HEADS_KEY, [])):
             yield "head", scores["head"], span, {}
 
-    def _acronym_candidates(self, doc: Doc, text: str, cues: list[Span], gaz: list[Span],
-                            statistical: list[tuple[Span, float]]) -> Iterator[tuple[str, float, Span, dict]]:
+    def _acronym_candidates(
+        self,
+        doc: Doc,
+        text: str,
+        cues: list[Span],
+        gaz: list[Span],
+        statistical: list[tuple[Span, float]],
+    ) -> Iterator[tuple[str, float, Span, dict]]:
         acronyms = list(doc.spans.get(ACRONYMS_KEY, []))
         labels: dict[str, tuple[str, str]] = {}  # short form -> (label, role)
-        pairs = [(acronyms[i], acronyms[i + 1]) for i in range(len(acronyms) - 1)
-                 if acronyms[i].label_ == "SHORT" and acronyms[i + 1].label_ == "LONG"]
+        pairs = [
+            (acronyms[i], acronyms[i + 1])
+            for i in range(len(acronyms) - 1)
+            if acronyms[i].label_ == "SHORT" and acronyms[i + 1].label_ == "LONG"
+        ]
         for short, long in pairs:
             label, role = _definition_label(doc, short, long, cues, gaz, statistical)
             if label is None:
                 continue
-            short_text = text[short.start_char:short.end_char]
+            short_text = text[short.start_char : short.end_char]
             labels.setdefault(short_text, (label, role))
-            extra = {"role": role, "short_form": short_text, "long_form": text[long.start_char:long.end_char]}
+            extra = {
+                "role": role,
+                "short_form": short_text,
+                "long_form": text[long.start_char : long.end_char],
+            }
             yield "acronym", _SCORES["acronym"], Span(doc, long.start, long.end, label=label), extra
-            yield "acronym", _SCORES["acronym"], Span(doc, short.start, short.end, label=label), extra
+            yield (
+                "acronym",
+                _SCORES["acronym"],
+                Span(doc, short.start, short.end, label=label),
+                extra,
+            )
         for use in acronyms:
             if use.label_ == "USE":
-                short_text = text[use.start_char:use.end_char]
+                short_text = text[use.start_char : use.end_char]
                 key = short_text if short_text in labels else short_text[:-1]
                 if key in labels:
                     label, role = labels[key]
-                    yield "acronym", ACRONYM_USE_SCORE, Span(doc, use.start, use.end, label=label), {
-                        "role": role, "long_form": use.kb_id_, "short_form": key}
-
+                    yield (
+                        "acronym",
+                        ACRONYM_USE_SCORE,
+                        Span(doc, use.start, use.end, label=label),
+                        {"role": role, "long_form": use.kb_id_, "short_form": key},
+                    )
 
 
 def _overlaps(a: Span, b: Span) -> bool:
     return a.start < b.end and b.start < a.end
 
 
-def _definition_label(doc: Doc, short: Span, long: Span, cues: list[Span], gaz: list[Span],
-                      statistical: list[tuple[Span, float]]) -> tuple[str | None, str]:
+def _definition_label(
+    doc: Doc,
+    short: Span,
+    long: Span,
+    cues: list[Span],
+    gaz: list[Span],
+    statistical: list[tuple[Span, float]],
+) -> tuple[str | None, str]:
     """Label of "Long Form (SF)": a gazetteer or cue hit on either form, the long form's head noun,
     an appositive after the parenthesis, or the statistical model's label for the long form."""
     role = "used"
@@ -215,13 +254,15 @@ def _statistical_spans(doc: Doc, text: str | None = None) -> Iterator[tuple[Span
     scored = doc.spans.get("sc")
     if scored is not None and len(scored):
         scores = scored.attrs.get("scores")
-        items = [(s, float(scores[i]) if scores is not None else 0.75) for i, s in enumerate(scored)]
+        items = [
+            (s, float(scores[i]) if scores is not None else 0.75) for i, s in enumerate(scored)
+        ]
     else:
         items = [(s, 0.75) for s in doc.ents]
     if text is None:
         text = doc.text
     for span, score in sorted(items, key=lambda x: (-x[1], -(x[0].end - x[0].start))):
-        label = map_ner_label(span.label_, text[span.start_char:span.end_char])
+        label = map_ner_label(span.label_, text[span.start_char : span.end_char])
         if label is not None:
             yield Span(doc, span.start, span.end, label=label), score
 
@@ -231,14 +272,18 @@ def _longest_first(spans: Iterable[Span]) -> list[Span]:
 
 
 def _strip_head(doc: Doc, span: Span) -> Span:
-    """"ImageNet dataset" -> "ImageNet": the head noun says what it is, the name is the entity."""
+    """ "ImageNet dataset" -> "ImageNet": the head noun says what it is, the name is the entity."""
     if len(span) > 1 and label_for_head(span[-1].text) == "DATASET":
         return Span(doc, span.start, span.end - 1, label=span.label_)
     return span
 
 
 # the candidates: the rule components' doc.spans keys and, where a trained model runs, doc.ents
-@Language.factory("kg_mentions", default_config={"min_chars": 2}, requires=["doc.sents", "doc.spans"],
-                  assigns=["doc.user_data", "doc.spans"])
+@Language.factory(
+    "kg_mentions",
+    default_config={"min_chars": 2},
+    requires=["doc.sents", "doc.spans"],
+    assigns=["doc.user_data", "doc.spans"],
+)
 def make_mention_chooser(nlp: Language, name: str, min_chars: int) -> MentionChooser:
     return MentionChooser(nlp, name, min_chars=min_chars)

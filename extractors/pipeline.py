@@ -31,8 +31,20 @@ from .relations import RELATIONS_KEY  # where kg_relations leaves its plain rela
 from .results import RESULTS_KEY  # where kg_results leaves its result records
 from .rules import add_gazetteer
 
-__all__ = ["DEFAULT_MODEL", "RELATIONS_KEY", "TITLE_KEY", "Extraction", "shipped_model_path", "load_pipeline",
-           "add_rules", "paper_doc", "extract", "extract_mentions", "read_settings", "update_settings"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "RELATIONS_KEY",
+    "TITLE_KEY",
+    "Extraction",
+    "shipped_model_path",
+    "load_pipeline",
+    "add_rules",
+    "paper_doc",
+    "extract",
+    "extract_mentions",
+    "read_settings",
+    "update_settings",
+]
 
 #: Name of the trained pipeline directory inside ``extractors/models``.
 DEFAULT_MODEL = "sci_ner"
@@ -42,10 +54,25 @@ _SIZED_NAME = re.compile(r"^[A-Za-z][\w.]*-\d+(?:\.\d+)?[kKMBbT]$")
 #: ``kg_gazetteer_shapes`` and ``kg_gazetteer_lower``) cost 2.6 points of paper-level F1 behind the
 #: in-domain NER and ``kg_heads`` (noun phrases ending in a telling head noun) 2.5, so they are not
 #: there; resolution still merges the gazetteer's aliases.
-RULE_COMPONENTS = ("kg_acronyms", "kg_cues", "kg_mentions", "kg_roles", "kg_relations", "kg_results")
+RULE_COMPONENTS = (
+    "kg_acronyms",
+    "kg_cues",
+    "kg_mentions",
+    "kg_roles",
+    "kg_relations",
+    "kg_results",
+)
 #: Without a trained model (``--rules-only``) the gazetteer and head phrases are the candidates.
-RULES_ONLY_COMPONENTS = ("kg_acronyms", "kg_gazetteer", "kg_cues", "kg_heads", "kg_mentions", "kg_roles",
-                         "kg_relations", "kg_results")
+RULES_ONLY_COMPONENTS = (
+    "kg_acronyms",
+    "kg_gazetteer",
+    "kg_cues",
+    "kg_heads",
+    "kg_mentions",
+    "kg_roles",
+    "kg_relations",
+    "kg_results",
+)
 
 
 def shipped_model_path() -> Path | None:
@@ -79,12 +106,15 @@ def update_settings(model_dir: Path, **values: object) -> dict:
     import json
 
     settings = {**read_settings(model_dir), **values}
-    (Path(model_dir) / SETTINGS_FILE).write_text(json.dumps(settings, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    (Path(model_dir) / SETTINGS_FILE).write_text(
+        json.dumps(settings, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+    )
     return settings
 
 
-def load_pipeline(name_or_path: str | Path | None = None, *, rules: bool = True,
-                  statistical: bool = True) -> Language:
+def load_pipeline(
+    name_or_path: str | Path | None = None, *, rules: bool = True, statistical: bool = True
+) -> Language:
     """The extraction pipeline.
 
     Args:
@@ -97,15 +127,21 @@ def load_pipeline(name_or_path: str | Path | None = None, *, rules: bool = True,
     Raises:
         ModelError: ``name_or_path`` is neither a pipeline directory nor an installed package.
     """
-    target = name_or_path if name_or_path is not None else (shipped_model_path() if statistical else None)
+    target = (
+        name_or_path
+        if name_or_path is not None
+        else (shipped_model_path() if statistical else None)
+    )
     if target is None:
         nlp = spacy.blank("en")
     else:
         try:
             nlp = spacy.load(target)
         except (OSError, ValueError) as exc:
-            raise ModelError(f"{target}: cannot load a spaCy pipeline from it ({str(exc).splitlines()[0]}); "
-                             "give a pipeline directory or an installed package name") from exc
+            raise ModelError(
+                f"{target}: cannot load a spaCy pipeline from it ({str(exc).splitlines()[0]}); "
+                "give a pipeline directory or an installed package name"
+            ) from exc
     if rules:
         directory = Path(target) if target is not None and Path(target).is_dir() else None
         add_rules(nlp, read_settings(directory), directory)
@@ -121,8 +157,10 @@ def tune_tokenizer(nlp: Language) -> Language:
     suffixes = list(defaults.suffixes) + [r"(?<=\d[kKMBbx%])\.", r"(?<=[a-z][A-Z])\."]
     tokenizer.suffix_search = compile_suffix_regex(suffixes).search
     infixes = list(defaults.infixes) + [
-        r"\)(?=[-\u2013\u2014]+\w)", r"(?<=\))[-\u2013\u2014]+(?=\w)",  # "(LLMs)-based", "(EBMs)---to"
-        r"\)(?=[.,;:][A-Za-z])", r"(?<=\))[.,;:](?=[A-Za-z])",  # "(LLMs).Despite": a missing space
+        r"\)(?=[-\u2013\u2014]+\w)",
+        r"(?<=\))[-\u2013\u2014]+(?=\w)",  # "(LLMs)-based", "(EBMs)---to"
+        r"\)(?=[.,;:][A-Za-z])",
+        r"(?<=\))[.,;:](?=[A-Za-z])",  # "(LLMs).Despite": a missing space
         r"(?<=[a-z])\((?=[A-Z])",  # "generation(RAG)"
     ]
     tokenizer.infix_finditer = compile_infix_regex(infixes).finditer
@@ -137,7 +175,9 @@ def tune_tokenizer(nlp: Language) -> Language:
     return nlp
 
 
-def add_rules(nlp: Language, settings: dict | None = None, model_dir: Path | None = None) -> Language:
+def add_rules(
+    nlp: Language, settings: dict | None = None, model_dir: Path | None = None
+) -> Language:
     """Add sentence splitting and the kg rule components that are not already in ``nlp``.
 
     settings: the pipeline's ``kg.json`` (see :func:`read_settings`): ``roles`` names the role
@@ -188,23 +228,34 @@ def paper_doc(nlp: Language, paper: Paper):
     return doc
 
 
-def extract(nlp: Language, papers: Iterable[Paper], *, batch_size: int = 64,
-            n_process: int = 1) -> Iterator[Extraction]:
+def extract(
+    nlp: Language, papers: Iterable[Paper], *, batch_size: int = 64, n_process: int = 1
+) -> Iterator[Extraction]:
     """Stream papers through ``nlp.pipe`` and yield typed records for each."""
     stream = ((paper_doc(nlp, paper), paper) for paper in papers)
     for doc, paper in nlp.pipe(stream, as_tuples=True, batch_size=batch_size, n_process=n_process):
         records = doc.user_data.get(MENTIONS_KEY, [])
-        mentions = [Mention(paper_id=paper.id, **r) for r in records]  # a record holds every other field
+        mentions = [
+            Mention(paper_id=paper.id, **r) for r in records
+        ]  # a record holds every other field
         relations = []
         if doc.user_data.get(RELATIONS_KEY):
             # a relation's head is a mention: its sentence is that mention's (no walk over the doc)
             sentence_at = {r["start"]: r["sentence"] for r in records}
             relations = [
-                RelationMention(paper_id=paper.id, label=r["label"], head_start=r["head"][0], head_end=r["head"][1],
-                                tail_start=r["tail"][0], tail_end=r["tail"][1],
-                                sentence=sentence_at[r["head"][0]] if r["head"][0] in sentence_at
-                                else _sentence_of(doc, r["head"][0]),
-                                extractor=r.get("extractor", "relations"), score=float(r.get("score", 1.0)))
+                RelationMention(
+                    paper_id=paper.id,
+                    label=r["label"],
+                    head_start=r["head"][0],
+                    head_end=r["head"][1],
+                    tail_start=r["tail"][0],
+                    tail_end=r["tail"][1],
+                    sentence=sentence_at[r["head"][0]]
+                    if r["head"][0] in sentence_at
+                    else _sentence_of(doc, r["head"][0]),
+                    extractor=r.get("extractor", "relations"),
+                    score=float(r.get("score", 1.0)),
+                )
                 for r in doc.user_data[RELATIONS_KEY]
             ]
         results = [_result(paper.id, r) for r in doc.user_data.get(RESULTS_KEY, [])]
@@ -212,8 +263,10 @@ def extract(nlp: Language, papers: Iterable[Paper], *, batch_size: int = 64,
 
 
 def _result(paper_id: str, record: dict) -> ResultMention:
-    spans = {k: tuple(record[k]) if record.get(k) is not None else None
-             for k in ("metric_span", "dataset_span", "method_span", "task_span")}
+    spans = {
+        k: tuple(record[k]) if record.get(k) is not None else None
+        for k in ("metric_span", "dataset_span", "method_span", "task_span")
+    }
     return ResultMention(paper_id=paper_id, **{**record, **spans})
 
 
@@ -222,8 +275,9 @@ def _sentence_of(doc, char: int) -> str:
     return span.sent.text if span is not None else ""
 
 
-def extract_mentions(nlp: Language, papers: Iterable[Paper], *, batch_size: int = 64,
-                     n_process: int = 1) -> Iterator[tuple[Paper, list[Mention]]]:
+def extract_mentions(
+    nlp: Language, papers: Iterable[Paper], *, batch_size: int = 64, n_process: int = 1
+) -> Iterator[tuple[Paper, list[Mention]]]:
     """Yield each paper with its mentions (see :func:`extract` for relations too)."""
     for item in extract(nlp, papers, batch_size=batch_size, n_process=n_process):
         yield item.paper, item.mentions

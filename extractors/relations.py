@@ -63,9 +63,39 @@ SPAN_RELATIONS_KEY = "kg_span_relations"
 MODEL_DIR = Path(__file__).parent / "models" / "relations"
 #: Words between two spans that often decide the relation (conjoined with the pair's labels).
 CUES: tuple[str, ...] = (
-    "for", "on", "than", "such", "of", "and", "or", "in", "to", "by", "with", "from", "as",
-    "using", "use", "used", "based", "compared", "including", "like", "is", "are", "which", "between",
-    "outperforms", "improves", "evaluate", "evaluated", "applied", "into", "over", "via", "e.g.",
+    "for",
+    "on",
+    "than",
+    "such",
+    "of",
+    "and",
+    "or",
+    "in",
+    "to",
+    "by",
+    "with",
+    "from",
+    "as",
+    "using",
+    "use",
+    "used",
+    "based",
+    "compared",
+    "including",
+    "like",
+    "is",
+    "are",
+    "which",
+    "between",
+    "outperforms",
+    "improves",
+    "evaluate",
+    "evaluated",
+    "applied",
+    "into",
+    "over",
+    "via",
+    "e.g.",
 )
 _CUE_SET = frozenset(CUES)
 
@@ -83,8 +113,9 @@ def _bucket(n: int) -> str:
     return "13+"
 
 
-def pair_features(lower: Sequence[str], sent_start: int, sent_end: int, ents: Sequence[EntSpan],
-                  i: int, j: int) -> list[str]:
+def pair_features(
+    lower: Sequence[str], sent_start: int, sent_end: int, ents: Sequence[EntSpan], i: int, j: int
+) -> list[str]:
     """Sparse features of the candidate pair ``(ents[i], ents[j])``, ``ents[i]`` first in the text.
 
     Args:
@@ -100,7 +131,7 @@ def pair_features(lower: Sequence[str], sent_start: int, sent_end: int, ents: Se
     labels = f"{la}|{lb}"
     ha, hb = lower[a[1] - 1], lower[b[1] - 1]
     fa, fb = lower[a[0]], lower[b[0]]
-    between = list(lower[a[1]: b[0]]) if a[1] <= b[0] else []
+    between = list(lower[a[1] : b[0]]) if a[1] <= b[0] else []
     nb = len(between)
     feats = [
         "bias",
@@ -148,7 +179,7 @@ def pair_features(lower: Sequence[str], sent_start: int, sent_end: int, ents: Se
         if " as well as " in joined:
             feats.append("cue=as well as")
     # entities strictly between the pair
-    mids = [e for e in ents[i + 1: j] if e[0] >= a[1] and e[1] <= b[0]]
+    mids = [e for e in ents[i + 1 : j] if e[0] >= a[1] and e[1] <= b[0]]
     feats.append("nmid=" + _bucket(len(mids)))
     for e in mids:
         feats.append("midL=" + e[2])
@@ -157,7 +188,7 @@ def pair_features(lower: Sequence[str], sent_start: int, sent_end: int, ents: Se
     else:
         feats.append("Ladjacent=" + labels)
     # "we ... A ... B": the authors' own method and what it is for
-    if any(w in ("we", "our") for w in lower[sent_start:a[0]]):
+    if any(w in ("we", "our") for w in lower[sent_start : a[0]]):
         feats.append("we_before")
     # where the pair sits among the sentence's spans: A the first, B the last (SciERC CV +1 F1)
     first, last = i == 0, j == len(ents) - 1
@@ -251,8 +282,9 @@ class PairFeaturizer:
             ids = self.labelled[prefix] = _Ids(self.index, prefix)
         return ids
 
-    def sentence(self, lower: Sequence[str], sent_start: int, sent_end: int,
-                 ents: Sequence[EntSpan]) -> _SentenceFeatures:
+    def sentence(
+        self, lower: Sequence[str], sent_start: int, sent_end: int, ents: Sequence[EntSpan]
+    ) -> _SentenceFeatures:
         """Per-sentence lookups for the spans ``ents`` (sorted, see :func:`sentence_candidates`)."""
         if len(self.hab) + len(self.bseq) + len(self.bw) > self._MAX_CACHE:
             self._clear()  # a long run: keep memory bounded
@@ -263,8 +295,14 @@ class _SentenceFeatures:
     """What :meth:`rows` needs of one sentence, computed once: each span's own features as the
     first and as the second of a pair, and the bigram feature at each position."""
 
-    def __init__(self, feat: PairFeaturizer, lower: Sequence[str], sent_start: int, sent_end: int,
-                 ents: Sequence[EntSpan]):
+    def __init__(
+        self,
+        feat: PairFeaturizer,
+        lower: Sequence[str],
+        sent_start: int,
+        sent_end: int,
+        ents: Sequence[EntSpan],
+    ):
         self.feat = feat
         self.lower = lower
         self.ents = ents
@@ -282,10 +320,29 @@ class _SentenceFeatures:
             before = lower[s - 1] if s > sent_start else "<s>"
             after = lower[e] if e < sent_end else "</s>"
             n = _bucket(e - s)
-            first.append((feat.La[label], feat.ha[head], feat.fa[start], feat._labelled("Lha=" + label + "|")[head],
-                          feat.lenA[n], feat.before[before], feat.afterA[after], s > we))
-            second.append((feat.Lb[label], feat.hb[head], feat.fb[start], feat._labelled("Lhb=" + label + "|")[head],
-                           feat.lenB[n], feat.after[after], feat.beforeB[before]))
+            first.append(
+                (
+                    feat.La[label],
+                    feat.ha[head],
+                    feat.fa[start],
+                    feat._labelled("Lha=" + label + "|")[head],
+                    feat.lenA[n],
+                    feat.before[before],
+                    feat.afterA[after],
+                    s > we,
+                )
+            )
+            second.append(
+                (
+                    feat.Lb[label],
+                    feat.hb[head],
+                    feat.fb[start],
+                    feat._labelled("Lhb=" + label + "|")[head],
+                    feat.lenB[n],
+                    feat.after[after],
+                    feat.beforeB[before],
+                )
+            )
         self.first = first
         self.second = second
         self.bias = get("bias")
@@ -300,7 +357,9 @@ class _SentenceFeatures:
         self.dist = {b: get("dist=" + b) for b in _BUCKETS}
         self.sent_start = sent_start
         end = max(e for _s, e, _l in ents) if ents else sent_start
-        self.bigrams = [get("bb=" + lower[k] + " " + lower[k + 1]) for k in range(sent_start, end - 1)]
+        self.bigrams = [
+            get("bb=" + lower[k] + " " + lower[k + 1]) for k in range(sent_start, end - 1)
+        ]
 
     def rows(self, i: int, j: int) -> list[int]:
         """Row ids of ``pair_features(lower, sent_start, sent_end, ents, i, j)`` that the index knows,
@@ -309,18 +368,39 @@ class _SentenceFeatures:
         ents, lower = self.ents, self.lower
         a, b = ents[i], ents[j]
         fa, fb = self.first[i], self.second[j]
-        pair_id, ldist, lbw_none, lnmid, ladjacent, lbf, lbl, lbseq, lcue, lpos = feat._pair(a[2], b[2])
+        pair_id, ldist, lbw_none, lnmid, ladjacent, lbf, lbl, lbseq, lcue, lpos = feat._pair(
+            a[2], b[2]
+        )
         nb = b[0] - a[1] if a[1] <= b[0] else 0
         dist = _bucket(nb)
-        ids = [self.bias, pair_id, fa[0], fb[0], fa[1], fb[1], feat.hab[lower[a[1] - 1] + "|" + lower[b[1] - 1]],
-               fa[2], fb[2], fa[3], fb[3], fa[4], fb[4], self.dist[dist], ldist[dist], fa[5], fb[5], fa[6], fb[6]]
+        ids = [
+            self.bias,
+            pair_id,
+            fa[0],
+            fb[0],
+            fa[1],
+            fb[1],
+            feat.hab[lower[a[1] - 1] + "|" + lower[b[1] - 1]],
+            fa[2],
+            fb[2],
+            fa[3],
+            fb[3],
+            fa[4],
+            fb[4],
+            self.dist[dist],
+            ldist[dist],
+            fa[5],
+            fb[5],
+            fa[6],
+            fb[6],
+        ]
         if a[1] > b[0]:
             ids.append(self.overlap)
         if nb == 0:
             ids.append(self.bw_none)
             ids.append(lbw_none)
         else:
-            between = lower[a[1]: b[0]]
+            between = lower[a[1] : b[0]]
             first_w, last_w = between[0], between[-1]
             ids.append(feat.bf[first_w])
             ids.append(feat.bl[last_w])
@@ -338,13 +418,13 @@ class _SentenceFeatures:
                     append(lcue[w])
             if nb > 1:
                 k0 = a[1] - self.sent_start
-                ids.extend(self.bigrams[k0: k0 + nb - 1])
+                ids.extend(self.bigrams[k0 : k0 + nb - 1])
             joined = " " + " ".join(between) + " "
             if " such as " in joined:
                 ids.append(self.cue_such_as)
             if " as well as " in joined:
                 ids.append(self.cue_as_well_as)
-        mids = [e for e in ents[i + 1: j] if e[0] >= a[1] and e[1] <= b[0]]
+        mids = [e for e in ents[i + 1 : j] if e[0] >= a[1] and e[1] <= b[0]]
         nmid = _bucket(len(mids))
         ids.append(self.nmid[nmid])
         for e in mids:
@@ -445,17 +525,25 @@ class RelationModel:
 
         path = Path(path)
         if not (path / "model.json").exists():
-            raise ModelError(f"{path}: no relation model here (model.json missing); "
-                             "run `kg train relations`")
+            raise ModelError(
+                f"{path}: no relation model here (model.json missing); run `kg train relations`"
+            )
         cfg = json.loads((path / "model.json").read_text(encoding="utf-8"))
         names = (path / "features.txt").read_text(encoding="utf-8").split("\n")[:-1]
         with np.load(path / "weights.npz") as data:
             weights = data["weights"].astype(np.float32)
         if weights.shape != (len(names), len(cfg["classes"])):
-            raise ModelError(f"{path}: weights {weights.shape} do not match {len(names)} features "
-                             f"and {len(cfg['classes'])} classes")
-        return cls(list(cfg["classes"]), {n: k for k, n in enumerate(names)}, weights,
-                   float(cfg["threshold"]), cfg.get("meta") or {})
+            raise ModelError(
+                f"{path}: weights {weights.shape} do not match {len(names)} features "
+                f"and {len(cfg['classes'])} classes"
+            )
+        return cls(
+            list(cfg["classes"]),
+            {n: k for k, n in enumerate(names)},
+            weights,
+            float(cfg["threshold"]),
+            cfg.get("meta") or {},
+        )
 
 
 def sentence_candidates(ents: Iterable[EntSpan]) -> list[EntSpan]:
@@ -466,15 +554,27 @@ def sentence_candidates(ents: Iterable[EntSpan]) -> list[EntSpan]:
     return sorted((s, e, label) for (s, e), label in seen.items())
 
 
-def predict_sentence(model: RelationModel, lower: Sequence[str], sent_start: int, sent_end: int,
-                     ents: Iterable[EntSpan]) -> list[tuple[EntSpan, EntSpan, str, float]]:
+def predict_sentence(
+    model: RelationModel,
+    lower: Sequence[str],
+    sent_start: int,
+    sent_end: int,
+    ents: Iterable[EntSpan],
+) -> list[tuple[EntSpan, EntSpan, str, float]]:
     """Relations in one sentence: ``(head, tail, label, probability)``, at most one per pair of
     spans; overlapping spans are never paired."""
     spans = sentence_candidates(ents)
-    pairs = [(i, j) for i in range(len(spans)) for j in range(i + 1, len(spans)) if spans[i][1] <= spans[j][0]]
+    pairs = [
+        (i, j)
+        for i in range(len(spans))
+        for j in range(i + 1, len(spans))
+        if spans[i][1] <= spans[j][0]
+    ]
     if not pairs:
         return []
-    probs = model.batch_scores([pair_features(lower, sent_start, sent_end, spans, i, j) for i, j in pairs])
+    probs = model.batch_scores(
+        [pair_features(lower, sent_start, sent_end, spans, i, j) for i, j in pairs]
+    )
     out: list[tuple[EntSpan, EntSpan, str, float]] = []
     for (i, j), p in zip(pairs, probs):
         k = int(p.argmax())
@@ -502,15 +602,24 @@ def same_concept(a: dict[str, Any], b: dict[str, Any]) -> bool:
 class RelationExtractor:
     """Pipeline component: relations between the statistical spans and the kg mentions of a doc."""
 
-    def __init__(self, nlp: Language, name: str = "kg_relations", *, model_path: str | None = None,
-                 spans_key: str | None = None, min_score: float | None = None,
-                 label_min_scores: dict[str, float] | None = None):
+    def __init__(
+        self,
+        nlp: Language,
+        name: str = "kg_relations",
+        *,
+        model_path: str | None = None,
+        spans_key: str | None = None,
+        min_score: float | None = None,
+        label_min_scores: dict[str, float] | None = None,
+    ):
         self.name = name
         self.spans_key = spans_key
         self.model = RelationModel.from_disk(model_path or MODEL_DIR)
         self.min_score = 0.5 if min_score is None else float(min_score)
         # the operating point chosen for precision (kg train): per label; a label left out is never kept
-        self.label_min_scores = None if label_min_scores is None else {k: float(v) for k, v in label_min_scores.items()}
+        self.label_min_scores = (
+            None if label_min_scores is None else {k: float(v) for k, v in label_min_scores.items()}
+        )
 
     def keeps(self, label: str, score: float) -> bool:
         """Whether a relation of ``label`` with probability ``score`` becomes a product relation."""
@@ -521,7 +630,9 @@ class RelationExtractor:
     def cutoffs(self) -> dict[str, float] | float:
         return dict(self.label_min_scores) if self.label_min_scores is not None else self.min_score
 
-    def candidate_spans(self, doc: Doc) -> tuple[list[EntSpan], dict[tuple[int, int], dict[str, Any]]]:
+    def candidate_spans(
+        self, doc: Doc
+    ) -> tuple[list[EntSpan], dict[tuple[int, int], dict[str, Any]]]:
         """Candidate spans (token offsets, SciERC labels) and which of them are kg mentions
         (token span -> the mention record).
 
@@ -545,7 +656,7 @@ class RelationExtractor:
             statistical = list(doc.ents)
         for span in statistical:
             key = (span.start, span.end)
-            if key in mentions or not any(taken[span.start: span.end]):
+            if key in mentions or not any(taken[span.start : span.end]):
                 labels[key] = PRODUCT_TO_SCIERC.get(span.label_, span.label_)
         return [(s, e, label) for (s, e), label in sorted(labels.items())], mentions
 
@@ -558,12 +669,18 @@ class RelationExtractor:
             # scored in one gather (PairFeaturizer gives the same feature rows, faster)
             strings = doc.vocab.strings
             lower = [strings[h] for h in doc.to_array(LOWER).tolist()]
-            bounds = [(s.start, s.end) for s in doc.sents] if doc.has_annotation("SENT_START") else [(0, len(doc))]
+            bounds = (
+                [(s.start, s.end) for s in doc.sents]
+                if doc.has_annotation("SENT_START")
+                else [(0, len(doc))]
+            )
             featurizer = self._featurizer()
             pairs: list[tuple[EntSpan, EntSpan]] = []
             rows: list[int] = []
             starts: list[int] = []
-            span_starts = [sp[0] for sp in spans]  # spans are sorted: a sentence's are a run of them
+            span_starts = [
+                sp[0] for sp in spans
+            ]  # spans are sorted: a sentence's are a run of them
             for start, end in bounds:
                 lo, hi = bisect_left(span_starts, start), bisect_left(span_starts, end)
                 if hi - lo < 2:
@@ -596,8 +713,15 @@ class RelationExtractor:
                     h, t = mentions.get(head[:2]), mentions.get(tail[:2])
                     if h is None or t is None or not self.keeps(label, score) or same_concept(h, t):
                         continue
-                    product.append({"head": [h["start"], h["end"]], "tail": [t["start"], t["end"]],
-                                    "label": label, "score": round(score, 4), "extractor": "relations"})
+                    product.append(
+                        {
+                            "head": [h["start"], h["end"]],
+                            "tail": [t["start"], t["end"]],
+                            "label": label,
+                            "score": round(score, 4),
+                            "extractor": "relations",
+                        }
+                    )
         doc.user_data[SPAN_RELATIONS_KEY] = found
         doc.user_data[RELATIONS_KEY] = product
         return doc
@@ -617,11 +741,25 @@ class RelationExtractor:
         return self
 
 
-@Language.factory("kg_relations", default_config={"model_path": None, "spans_key": None, "min_score": None,
-                                                  "label_min_scores": None},
-                  requires=["doc.sents", "doc.user_data"], assigns=["doc.user_data"])
-def make_relation_extractor(nlp: Language, name: str, model_path: str | None, spans_key: str | None,
-                            min_score: float | None, label_min_scores: dict[str, float] | None) -> RelationExtractor:
+@Language.factory(
+    "kg_relations",
+    default_config={
+        "model_path": None,
+        "spans_key": None,
+        "min_score": None,
+        "label_min_scores": None,
+    },
+    requires=["doc.sents", "doc.user_data"],
+    assigns=["doc.user_data"],
+)
+def make_relation_extractor(
+    nlp: Language,
+    name: str,
+    model_path: str | None,
+    spans_key: str | None,
+    min_score: float | None,
+    label_min_scores: dict[str, float] | None,
+) -> RelationExtractor:
     """The ``kg_relations`` component.
 
     model_path (str | None): a relation model directory; None for the one shipped in
@@ -634,5 +772,11 @@ def make_relation_extractor(nlp: Language, name: str, model_path: str | None, sp
         ``load_pipeline`` reads them from the trained pipeline's ``kg.json``.
     RETURNS (RelationExtractor): the component.
     """
-    return RelationExtractor(nlp, name, model_path=model_path, spans_key=spans_key, min_score=min_score,
-                             label_min_scores=label_min_scores)
+    return RelationExtractor(
+        nlp,
+        name,
+        model_path=model_path,
+        spans_key=spans_key,
+        min_score=min_score,
+        label_min_scores=label_min_scores,
+    )

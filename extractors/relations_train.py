@@ -87,8 +87,13 @@ def _sentence_bounds(doc: GoldDoc) -> list[tuple[int, int]]:
     return bounds
 
 
-def sentence_examples(lower: Sequence[str], start: int, end: int, ents: Iterable[EntSpan],
-                      relations: Iterable[Relation]) -> Iterator[tuple[list[str], str]]:
+def sentence_examples(
+    lower: Sequence[str],
+    start: int,
+    end: int,
+    ents: Iterable[EntSpan],
+    relations: Iterable[Relation],
+) -> Iterator[tuple[list[str], str]]:
     """``(features, class)`` for every non-overlapping pair of ``ents`` in one sentence.
 
     ``ents`` are end exclusive; ``relations`` are SciERC's ``(s1, e1, s2, e2, label)``, end inclusive.
@@ -109,7 +114,9 @@ def sentence_examples(lower: Sequence[str], start: int, end: int, ents: Iterable
             yield pair_features(lower, start, end, spans, i, j), cls
 
 
-def doc_examples(docs: Iterable[GoldDoc], spans: Sequence[Any] | None = None) -> list[list[tuple[list[str], str]]]:
+def doc_examples(
+    docs: Iterable[GoldDoc], spans: Sequence[Any] | None = None
+) -> list[list[tuple[list[str], str]]]:
     """Candidates per document: ``(features, class)`` for each pair of ``spans`` (per doc, per
     sentence, ``(start, end, label)`` end inclusive; None: the gold entities), labelled with the
     gold relations."""
@@ -126,7 +133,9 @@ def doc_examples(docs: Iterable[GoldDoc], spans: Sequence[Any] | None = None) ->
     return out
 
 
-def build_examples(docs: Iterable[GoldDoc], spans: Sequence[Any] | None = None) -> list[tuple[list[str], str]]:
+def build_examples(
+    docs: Iterable[GoldDoc], spans: Sequence[Any] | None = None
+) -> list[tuple[list[str], str]]:
     """Training examples from gold relations over the gold entities (or ``spans``, see :func:`doc_examples`)."""
     return [example for examples in doc_examples(docs, spans) for example in examples]
 
@@ -140,12 +149,20 @@ def _matrix(examples: Sequence[tuple[list[str], str]], features: dict[str, int])
     for feats, _ in examples:
         indices.extend(sorted({features[f] for f in feats if f in features}))
         indptr.append(len(indices))
-    return sp.csr_matrix((np.ones(len(indices), dtype=np.float32), indices, indptr),
-                         shape=(len(examples), len(features)))
+    return sp.csr_matrix(
+        (np.ones(len(indices), dtype=np.float32), indices, indptr),
+        shape=(len(examples), len(features)),
+    )
 
 
-def fit(examples: Sequence[tuple[list[str], str]], *, c: float = 1.0, min_count: int = 2,
-        max_iter: int = 3000, tol: float = 1e-3) -> RelationModel:
+def fit(
+    examples: Sequence[tuple[list[str], str]],
+    *,
+    c: float = 1.0,
+    min_count: int = 2,
+    max_iter: int = 3000,
+    tol: float = 1e-3,
+) -> RelationModel:
     """Multinomial logistic regression (scikit-learn's L-BFGS, L2 strength ``1 / c``) over binary
     features; features seen in fewer than ``min_count`` training pairs are dropped. The intercept
     is folded into the ``bias`` feature's row, so prediction needs numpy only."""
@@ -163,7 +180,10 @@ def fit(examples: Sequence[tuple[list[str], str]], *, c: float = 1.0, min_count:
     weights = np.zeros((len(names), len(CLASSES)), dtype=np.float64)
     coef, intercept = clf.coef_, clf.intercept_
     if len(clf.classes_) == 2:  # one logit for the second class: split it as a two-class softmax
-        coef, intercept = np.vstack([-coef / 2, coef / 2]), np.array([-intercept[0] / 2, intercept[0] / 2])
+        coef, intercept = (
+            np.vstack([-coef / 2, coef / 2]),
+            np.array([-intercept[0] / 2, intercept[0] / 2]),
+        )
     for k, cls in enumerate(clf.classes_):
         weights[:, cls] = coef[k]
         weights[features["bias"], cls] += intercept[k]
@@ -171,9 +191,18 @@ def fit(examples: Sequence[tuple[list[str], str]], *, c: float = 1.0, min_count:
     keep = np.abs(weights).max(axis=1) >= 1e-3
     keep[features["bias"]] = True
     kept = [n for n, k in zip(names, keep) if k]
-    return RelationModel(list(CLASSES), {f: k for k, f in enumerate(kept)}, weights[keep].astype(np.float32), 0.0,
-                         {"c": c, "min_count": min_count, "n_train_pairs": len(examples),
-                          "n_train_relations": int((y > 0).sum())})
+    return RelationModel(
+        list(CLASSES),
+        {f: k for k, f in enumerate(kept)},
+        weights[keep].astype(np.float32),
+        0.0,
+        {
+            "c": c,
+            "min_count": min_count,
+            "n_train_pairs": len(examples),
+            "n_train_relations": int((y > 0).sum()),
+        },
+    )
 
 
 def logits(model: RelationModel, examples: Sequence[tuple[list[str], str]]) -> np.ndarray:
@@ -189,7 +218,9 @@ def _label_of_class() -> np.ndarray:
     return np.array([-1] + [k for k in range(len(RELATION_LABELS)) for _ in (">", "<")])
 
 
-def count_scores(gold: np.ndarray, scores: np.ndarray, n_gold: np.ndarray, bias: np.ndarray) -> tuple[float, np.ndarray]:
+def count_scores(
+    gold: np.ndarray, scores: np.ndarray, n_gold: np.ndarray, bias: np.ndarray
+) -> tuple[float, np.ndarray]:
     """Micro F1 and per-label ``(tp, fp)`` of ``argmax(scores + bias)`` against candidate classes
     ``gold`` (indices into :data:`CLASSES`); ``n_gold`` counts every gold relation per label,
     including those no candidate pair can find.
@@ -216,9 +247,16 @@ def _bias_vector(margin: float, label_bias: Sequence[float]) -> np.ndarray:
     return np.array([margin] + [b for b in label_bias for _ in (">", "<")], dtype=np.float64)
 
 
-def tune_biases(gold: np.ndarray, scores: np.ndarray, n_gold: np.ndarray, *, per_label: bool = True,
-                margins: Iterable[float] = np.arange(-3.0, 1.01, 0.25),
-                grid: Iterable[float] = np.arange(-1.5, 1.51, 0.25), passes: int = 2) -> tuple[float, list[float], float]:
+def tune_biases(
+    gold: np.ndarray,
+    scores: np.ndarray,
+    n_gold: np.ndarray,
+    *,
+    per_label: bool = True,
+    margins: Iterable[float] = np.arange(-3.0, 1.01, 0.25),
+    grid: Iterable[float] = np.arange(-1.5, 1.51, 0.25),
+    passes: int = 2,
+) -> tuple[float, list[float], float]:
     """The ``NONE`` margin and (``per_label``) one bias per relation label that maximise the micro F1
     of :func:`count_scores`, by coordinate search (margin, then each label in turn, ``passes`` times).
 
@@ -236,14 +274,16 @@ def tune_biases(gold: np.ndarray, scores: np.ndarray, n_gold: np.ndarray, *, per
             break
         for k in range(len(RELATION_LABELS)):
             for b in grid:
-                trial = biases[:k] + [b] + biases[k + 1:]
+                trial = biases[:k] + [b] + biases[k + 1 :]
                 f, _counts = count_scores(gold, scores, n_gold, _bias_vector(margin, trial))
                 if f > best + 1e-9:
                     best, biases = f, trial
     return margin, biases, best
 
 
-def fold_label_biases(model: RelationModel, margin: float, label_bias: Sequence[float]) -> RelationModel:
+def fold_label_biases(
+    model: RelationModel, margin: float, label_bias: Sequence[float]
+) -> RelationModel:
     """Set the ``NONE`` margin and add each label's bias to both its directions' ``bias`` weights."""
     model.threshold = float(margin)
     row = model.features["bias"]
@@ -259,13 +299,19 @@ def _gold_counts(docs: Sequence[GoldDoc]) -> np.ndarray:
     return np.array([sum(1 for *_x, label in gold if label == name) for name in RELATION_LABELS])
 
 
-def crossval_logits(train: Sequence[list[tuple[list[str], str]]], held: Sequence[list[tuple[list[str], str]]],
-                    folds: int = 5, **options: Any) -> list[np.ndarray]:
+def crossval_logits(
+    train: Sequence[list[tuple[list[str], str]]],
+    held: Sequence[list[tuple[list[str], str]]],
+    folds: int = 5,
+    **options: Any,
+) -> list[np.ndarray]:
     """Out-of-fold scores: for each fold of documents (every ``folds``-th one), a model fitted on the
     ``train`` candidates of the other documents scores that fold's ``held`` candidates; per document."""
     out: list[np.ndarray] = [np.zeros((0, len(CLASSES)))] * len(held)
     for f in range(folds):
-        model = fit([ex for n, examples in enumerate(train) if n % folds != f for ex in examples], **options)
+        model = fit(
+            [ex for n, examples in enumerate(train) if n % folds != f for ex in examples], **options
+        )
         for n in range(f, len(held), folds):
             out[n] = logits(model, held[n])
     return out
@@ -290,7 +336,9 @@ def span_coverage(docs: Sequence[GoldDoc], spans: Sequence[Any]) -> tuple[int, i
     return found, total
 
 
-def predict_doc(model: RelationModel, doc: GoldDoc, ner: Sequence[Sequence[tuple[int, int, str]]]) -> list[list[Relation]]:
+def predict_doc(
+    model: RelationModel, doc: GoldDoc, ner: Sequence[Sequence[tuple[int, int, str]]]
+) -> list[list[Relation]]:
     """Relations per sentence as SciERC ``[s1, e1, s2, e2, LABEL]`` (end inclusive) from spans
     ``ner`` per sentence (end inclusive)."""
     lower = [w.lower() for w in doc.words]
@@ -302,15 +350,21 @@ def predict_doc(model: RelationModel, doc: GoldDoc, ner: Sequence[Sequence[tuple
     return out
 
 
-def score_relations(docs: Sequence[GoldDoc], predicted: Sequence[Sequence[Sequence[Relation]]]) -> dict[str, Any]:
+def score_relations(
+    docs: Sequence[GoldDoc], predicted: Sequence[Sequence[Sequence[Relation]]]
+) -> dict[str, Any]:
     """Micro and per-label P/R/F1 (both spans exact and label), as :func:`kg.gold.score_relations`."""
     from kg.gold import score_relations as score
 
     return score(docs, predicted)
 
 
-def tune_threshold(model: RelationModel, docs: Sequence[GoldDoc], ner: Sequence[Any],
-                   grid: Iterable[float] = np.arange(-2.0, 2.01, 0.25)) -> tuple[float, float]:
+def tune_threshold(
+    model: RelationModel,
+    docs: Sequence[GoldDoc],
+    ner: Sequence[Any],
+    grid: Iterable[float] = np.arange(-2.0, 2.01, 0.25),
+) -> tuple[float, float]:
     """The ``NONE`` margin with the best micro F1 on ``docs`` given spans ``ner`` (per doc, per sentence)."""
     best = (0.0, -1.0)
     for t in grid:
@@ -322,7 +376,9 @@ def tune_threshold(model: RelationModel, docs: Sequence[GoldDoc], ner: Sequence[
     return best
 
 
-def predicted_ner(docs: Sequence[GoldDoc], ner_model: str | Path) -> list[list[list[tuple[int, int, str]]]]:
+def predicted_ner(
+    docs: Sequence[GoldDoc], ner_model: str | Path
+) -> list[list[list[tuple[int, int, str]]]]:
     """Spans per doc and sentence from a NER pipeline, run on the gold tokens (end inclusive)."""
     import spacy
 
@@ -334,17 +390,36 @@ def predicted_ner(docs: Sequence[GoldDoc], ner_model: str | Path) -> list[list[l
 
 def _report(name: str, scores: dict[str, Any]) -> None:
     per = "  ".join(f"{k} {100 * v['f']:.1f}" for k, v in scores["per_type"].items())
-    log.info("%s: P %.1f R %.1f F1 %.1f  |  %s", name, 100 * scores["p"], 100 * scores["r"], 100 * scores["f"], per)
+    log.info(
+        "%s: P %.1f R %.1f F1 %.1f  |  %s",
+        name,
+        100 * scores["p"],
+        100 * scores["r"],
+        100 * scores["f"],
+        per,
+    )
 
 
 def _round(scores: dict[str, Any]) -> dict[str, Any]:
-    return {"p": round(scores["p"], 4), "r": round(scores["r"], 4), "f": round(scores["f"], 4),
-            "per_type": {k: round(v["f"], 4) for k, v in scores["per_type"].items()}}
+    return {
+        "p": round(scores["p"], 4),
+        "r": round(scores["r"], 4),
+        "f": round(scores["f"], 4),
+        "per_type": {k: round(v["f"], 4) for k, v in scores["per_type"].items()},
+    }
 
 
-def train_relations(output: Path | None = MODEL_DIR, data_dir: Path | None = None, *,
-                    ner_model: str | Path | None = None, tune_on: str = "cv-ner", train_spans: str = "gold",
-                    folds: int = 5, label_bias: bool = False, **options: Any) -> dict[str, Any]:
+def train_relations(
+    output: Path | None = MODEL_DIR,
+    data_dir: Path | None = None,
+    *,
+    ner_model: str | Path | None = None,
+    tune_on: str = "cv-ner",
+    train_spans: str = "gold",
+    folds: int = 5,
+    label_bias: bool = False,
+    **options: Any,
+) -> dict[str, Any]:
     """Train on SciERC train, tune the decision rule (see the module notes), score dev once, write
     the model to ``output``.
 
@@ -379,49 +454,94 @@ def train_relations(output: Path | None = MODEL_DIR, data_dir: Path | None = Non
         held = ner_examples if tune_on == "cv-ner" and ner_examples is not None else gold_examples
         scores = np.vstack(crossval_logits(examples, held, folds, **options))
         gold = np.array([CLASSES.index(cls) for doc in held for _, cls in doc])
-        margin, biases, tuned_f = tune_biases(gold, scores, _gold_counts(train_docs), per_label=label_bias)
-        log.info("%d-fold CV on train (%s spans): F1 %.1f at NONE margin %+.2f%s", folds, tune_on[3:], 100 * tuned_f,
-                 margin, (", label biases " + " ".join(f"{lab} {b:+.2f}" for lab, b in zip(RELATION_LABELS, biases))
-                          if label_bias else ""))
+        margin, biases, tuned_f = tune_biases(
+            gold, scores, _gold_counts(train_docs), per_label=label_bias
+        )
+        log.info(
+            "%d-fold CV on train (%s spans): F1 %.1f at NONE margin %+.2f%s",
+            folds,
+            tune_on[3:],
+            100 * tuned_f,
+            margin,
+            (
+                ", label biases "
+                + " ".join(f"{lab} {b:+.2f}" for lab, b in zip(RELATION_LABELS, biases))
+                if label_bias
+                else ""
+            ),
+        )
     model = fit([ex for doc in examples for ex in doc], **options)
     if tune_on.startswith("dev-"):
         spans = dev_ner if tune_on == "dev-ner" else [list(d.ner) for d in dev_docs]
         held = doc_examples(dev_docs, spans)
         scores = np.vstack([logits(model, h) for h in held])
         gold = np.array([CLASSES.index(cls) for doc in held for _, cls in doc])
-        margin, biases, tuned_f = tune_biases(gold, scores, _gold_counts(dev_docs), per_label=label_bias)
+        margin, biases, tuned_f = tune_biases(
+            gold, scores, _gold_counts(dev_docs), per_label=label_bias
+        )
     fold_label_biases(model, margin, biases)
     seconds = time.time() - started
-    result: dict[str, Any] = {"margin": margin, "label_bias": dict(zip(RELATION_LABELS, biases)),
-                              "tuned_f": tuned_f, "train_seconds": round(seconds, 1),
-                              "features": len(model.features)}
-    result["gold"] = score_relations(dev_docs, [predict_doc(model, d, list(d.ner)) for d in dev_docs])
+    result: dict[str, Any] = {
+        "margin": margin,
+        "label_bias": dict(zip(RELATION_LABELS, biases)),
+        "tuned_f": tuned_f,
+        "train_seconds": round(seconds, 1),
+        "features": len(model.features),
+    }
+    result["gold"] = score_relations(
+        dev_docs, [predict_doc(model, d, list(d.ner)) for d in dev_docs]
+    )
     _report("dev, gold entities", result["gold"])
     if dev_ner is not None:
-        result["end_to_end"] = score_relations(dev_docs, [predict_doc(model, d, n) for d, n in zip(dev_docs, dev_ner)])
+        result["end_to_end"] = score_relations(
+            dev_docs, [predict_doc(model, d, n) for d, n in zip(dev_docs, dev_ner)]
+        )
         _report(f"dev, end to end ({Path(str(ner_model)).name})", result["end_to_end"])
         found, total = span_coverage(dev_docs, dev_ner)
         result["dev_span_coverage"] = round(found / total, 4) if total else None
-        log.info("dev, both spans of %d/%d gold relations predicted by the NER: end-to-end F1 at most %.1f "
-                 "(a perfect relation model)", found, total, 100 * 2 * found / (found + total))
+        log.info(
+            "dev, both spans of %d/%d gold relations predicted by the NER: end-to-end F1 at most %.1f "
+            "(a perfect relation model)",
+            found,
+            total,
+            100 * 2 * found / (found + total),
+        )
     ner_meta_path = Path(str(ner_model)) / "meta.json" if ner_model else None
-    ner_meta = json.loads(ner_meta_path.read_text()) if ner_meta_path and ner_meta_path.exists() else {}
-    model.meta = {**(model.meta or {}), "train_spans": train_spans, "tuned_on": tune_on, "folds": folds,
-                  "none_margin": margin, "label_bias": result["label_bias"],
-                  "tuned_f": round(tuned_f, 4) if tuned_f is not None else None,
-                  "ner": {"name": ner_meta.get("name"), "version": ner_meta.get("version"),
-                          "dev_ents_f": (ner_meta.get("performance") or {}).get("ents_f")} if ner_model else None,
-                  "dev_gold": _round(result["gold"]),
-                  "dev_end_to_end": _round(result["end_to_end"]) if dev_ner is not None else None,
-                  "dev_span_coverage": result.get("dev_span_coverage")}
+    ner_meta = (
+        json.loads(ner_meta_path.read_text()) if ner_meta_path and ner_meta_path.exists() else {}
+    )
+    model.meta = {
+        **(model.meta or {}),
+        "train_spans": train_spans,
+        "tuned_on": tune_on,
+        "folds": folds,
+        "none_margin": margin,
+        "label_bias": result["label_bias"],
+        "tuned_f": round(tuned_f, 4) if tuned_f is not None else None,
+        "ner": {
+            "name": ner_meta.get("name"),
+            "version": ner_meta.get("version"),
+            "dev_ents_f": (ner_meta.get("performance") or {}).get("ents_f"),
+        }
+        if ner_model
+        else None,
+        "dev_gold": _round(result["gold"]),
+        "dev_end_to_end": _round(result["end_to_end"]) if dev_ner is not None else None,
+        "dev_span_coverage": result.get("dev_span_coverage"),
+    }
     if output is not None:
         model.to_disk(output)
         log.info("model -> %s (%d features)", output, len(model.features))
     return result
 
 
-def choose_operating_point(ner_model: str | Path | None = None, model_dir: Path = MODEL_DIR,
-                           data_dir: Path | None = None, *, min_precision: float = 0.7) -> dict[str, Any]:
+def choose_operating_point(
+    ner_model: str | Path | None = None,
+    model_dir: Path = MODEL_DIR,
+    data_dir: Path | None = None,
+    *,
+    min_precision: float = 0.7,
+) -> dict[str, Any]:
     """Per relation label, the least probability the graph keeps: the lowest at which that label's
     relations on SciERC dev, end to end with ``ner_model``'s spans, are ``min_precision`` precise
     (only the labels that become graph edges count: FEATURE-OF and CONJUNCTION never do)
@@ -441,17 +561,35 @@ def choose_operating_point(ner_model: str | Path | None = None, model_dir: Path 
     predict(docs, nlp, "scierc", relations=[], relation_scores=scores)
     from kg.schema import GRAPH_RELATION_LABELS
 
-    point = relation_operating_point(docs, scores, min_precision=min_precision, labels=GRAPH_RELATION_LABELS)
+    point = relation_operating_point(
+        docs, scores, min_precision=min_precision, labels=GRAPH_RELATION_LABELS
+    )
     point["min_precision"] = min_precision
-    log.info("operating point %s: keeps %d SciERC dev relations, P %.1f R %.1f F1 %.1f", point["label_min_scores"],
-             point["kept"], 100 * point["p"], 100 * point["r"], 100 * point["f"])
+    log.info(
+        "operating point %s: keeps %d SciERC dev relations, P %.1f R %.1f F1 %.1f",
+        point["label_min_scores"],
+        point["kept"],
+        100 * point["p"],
+        100 * point["r"],
+        100 * point["f"],
+    )
     return point
 
 
-def retrain_relations(ner: str | Path | None = None, output: Path = MODEL_DIR, data_dir: Path | None = None, *,
-                      train_spans: str = "gold", tune_on: str = "cv-ner", folds: int = 5, label_bias: bool = False,
-                      c: float = 1.0, min_count: int = 2, min_precision: float = 0.7,
-                      cutoffs_only: bool = False) -> dict[str, Any]:
+def retrain_relations(
+    ner: str | Path | None = None,
+    output: Path = MODEL_DIR,
+    data_dir: Path | None = None,
+    *,
+    train_spans: str = "gold",
+    tune_on: str = "cv-ner",
+    folds: int = 5,
+    label_bias: bool = False,
+    c: float = 1.0,
+    min_count: int = 2,
+    min_precision: float = 0.7,
+    cutoffs_only: bool = False,
+) -> dict[str, Any]:
     """``kg train relations``: train the classifier for ``ner``'s spans (default: the shipped NER)
     into ``output`` (:func:`train_relations`), then choose its cut-offs for ``min_precision``
     (:func:`choose_operating_point`) and write them to the NER pipeline's ``kg.json``.
@@ -468,9 +606,20 @@ def retrain_relations(ner: str | Path | None = None, output: Path = MODEL_DIR, d
         raise ModelError("no trained NER is shipped in extractors/models/sci_ner; pass --ner")
     result: dict[str, Any] = {}
     if not cutoffs_only:
-        trained = train_relations(output, data_dir, ner_model=ner, tune_on=tune_on, train_spans=train_spans,
-                                  folds=folds, label_bias=label_bias, c=c, min_count=min_count)
+        trained = train_relations(
+            output,
+            data_dir,
+            ner_model=ner,
+            tune_on=tune_on,
+            train_spans=train_spans,
+            folds=folds,
+            label_bias=label_bias,
+            c=c,
+            min_count=min_count,
+        )
         result = {k: v for k, v in trained.items() if k not in ("gold", "end_to_end")}
-    result["operating_point"] = choose_operating_point(ner, output, data_dir, min_precision=min_precision)
+    result["operating_point"] = choose_operating_point(
+        ner, output, data_dir, min_precision=min_precision
+    )
     update_settings(Path(ner), relations=result["operating_point"])
     return result

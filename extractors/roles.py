@@ -30,7 +30,15 @@ from spacy.tokens import Doc
 
 from .mentions import MENTIONS_KEY
 
-__all__ = ["MODEL_PATH", "RoleModel", "concept_groups", "group_features", "window_features", "RoleClassifier", "fit_roles"]
+__all__ = [
+    "MODEL_PATH",
+    "RoleModel",
+    "concept_groups",
+    "group_features",
+    "window_features",
+    "RoleClassifier",
+    "fit_roles",
+]
 
 #: The shipped role model, beside the shipped NER whose mentions it was fitted on.
 MODEL_PATH = Path(__file__).parent / "models" / "sci_ner" / "roles.json"
@@ -38,10 +46,12 @@ ROLE_LABELS = ("METHOD", "DATASET")
 #: Smallest feature weight :func:`fit_roles` keeps.
 MIN_WEIGHT = 0.01
 _WORD = re.compile(r"[A-Za-z]+")
-_CUE_WORDS = frozenset("propose proposes proposed introduce introduces introduced present presents presented "
-                       "develop develops developed design designs designed call called name named dub dubbed "
-                       "term termed release construct constructed curate curated build novel new our we this "
-                       "namely coined".split())
+_CUE_WORDS = frozenset(
+    "propose proposes proposed introduce introduces introduced present presents presented "
+    "develop develops developed design designs designed call called name named dub dubbed "
+    "term termed release construct constructed curate curated build novel new our we this "
+    "namely coined".split()
+)
 
 
 @dataclass
@@ -60,15 +70,23 @@ class RoleModel:
 
     def to_disk(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        data = {"bias": self.bias, "threshold": self.threshold, "meta": self.meta,
-                "weights": dict(sorted(self.weights.items()))}
+        data = {
+            "bias": self.bias,
+            "threshold": self.threshold,
+            "meta": self.meta,
+            "weights": dict(sorted(self.weights.items())),
+        }
         path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
     @classmethod
     def from_disk(cls, path: Path) -> RoleModel:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-        return cls({k: float(v) for k, v in data["weights"].items()}, float(data["bias"]),
-                   float(data["threshold"]), data.get("meta") or {})
+        return cls(
+            {k: float(v) for k, v in data["weights"].items()},
+            float(data["bias"]),
+            float(data["threshold"]),
+            data.get("meta") or {},
+        )
 
 
 def concept_groups(records: Sequence[dict[str, Any]]) -> list[list[int]]:
@@ -87,7 +105,10 @@ def concept_groups(records: Sequence[dict[str, Any]]) -> list[list[int]]:
         if r["label"] not in ROLE_LABELS:
             continue
         parent[i] = i
-        for form in {r["text"].lower(), *(str(r.get(k) or "").lower() for k in ("short_form", "long_form"))} - {""}:
+        for form in {
+            r["text"].lower(),
+            *(str(r.get(k) or "").lower() for k in ("short_form", "long_form")),
+        } - {""}:
             if form in by_form:
                 parent[find(i)] = find(by_form[form])
             else:
@@ -125,12 +146,17 @@ def _in_title(forms: set[str], title: str) -> tuple[bool, bool]:
             s, e = m.span()
             if (s == 0 or not low[s - 1].isalnum()) and (e == len(low) or not low[e].isalnum()):
                 inside = True
-                opens = opens or (s == 0 and low[e:e + 1] in (":", " -", "-"))
+                opens = opens or (s == 0 and low[e : e + 1] in (":", " -", "-"))
     return inside, opens
 
 
-def group_features(text: str, records: Sequence[dict[str, Any]], group: Sequence[int],
-                   sent_index: dict[int, int], title: str | None = None) -> list[str]:
+def group_features(
+    text: str,
+    records: Sequence[dict[str, Any]],
+    group: Sequence[int],
+    sent_index: dict[int, int],
+    title: str | None = None,
+) -> list[str]:
     """The sparse features of one concept (``group``: indices into ``records``)."""
     ms = [records[i] for i in group]
     first = min(ms, key=lambda r: r["start"])
@@ -161,27 +187,41 @@ def group_features(text: str, records: Sequence[dict[str, Any]], group: Sequence
     if name[:1].isupper():
         feats.append("capitalised")
     if title:
-        forms = {r["text"] for r in ms} | {str(r.get(k)) for r in ms for k in ("short_form", "long_form") if r.get(k)}
+        forms = {r["text"] for r in ms} | {
+            str(r.get(k)) for r in ms for k in ("short_form", "long_form") if r.get(k)
+        }
         inside, opens = _in_title(forms, title)
         feats.append("in_title" if inside else "not_in_title")
         if opens:
             feats.append("opens_title")
     for r in ms:
-        before = text[max(0, r["start"] - 60):r["start"]]
+        before = text[max(0, r["start"] - 60) : r["start"]]
         bw = [w.lower() for w in _WORD.findall(before)][-4:]
         for k, w in enumerate(reversed(bw)):
             if w in _CUE_WORDS:
                 feats.append(f"before{k}={w}")
                 feats.append(f"before_any={w}")
-        after = text[r["end"]:r["end"] + 40]
+        after = text[r["end"] : r["end"] + 40]
         aw = [w.lower() for w in _WORD.findall(after)][:3]
         for k, w in enumerate(aw):
-            if w in _CUE_WORDS or w in {"which", "that", "a", "an", "is", "achieves", "outperforms", "consistently"}:
+            if w in _CUE_WORDS or w in {
+                "which",
+                "that",
+                "a",
+                "an",
+                "is",
+                "achieves",
+                "outperforms",
+                "consistently",
+            }:
                 feats.append(f"after{k}={w}")
         if after.lstrip().startswith(","):
             feats.append("after_comma")
         sentence = r.get("sentence", "").lower()
-        if re.search(r"\bwe (?:propose|introduce|present|develop|design|construct|build|release|curate)", sentence):
+        if re.search(
+            r"\bwe (?:propose|introduce|present|develop|design|construct|build|release|curate)",
+            sentence,
+        ):
             feats.append("in_we_propose_sentence")
         if re.search(r"\b(?:outperform|surpass|baseline|compared? (?:to|with)|than)\b", sentence):
             feats.append("in_comparison_sentence")
@@ -207,8 +247,10 @@ def window_features(text: str, mentions: Sequence[dict[str, Any]]) -> list[str]:
     for r in mentions:
         sent_start = r.get("sent_start", 0)
         sent_end = sent_start + len(r.get("sentence", "")) if r.get("sentence") else len(text)
-        before = [w.lower() for w in _WINDOW_TOKEN.findall(text[sent_start:r["start"]])][-WINDOW:]
-        after = [w.lower() for w in _WINDOW_TOKEN.findall(text[r["end"]:max(sent_end, r["end"])])][:WINDOW]
+        before = [w.lower() for w in _WINDOW_TOKEN.findall(text[sent_start : r["start"]])][-WINDOW:]
+        after = [
+            w.lower() for w in _WINDOW_TOKEN.findall(text[r["end"] : max(sent_end, r["end"])])
+        ][:WINDOW]
         out.update(f"b{k}:{w}" for k, w in enumerate(reversed(before)))
         out.update(f"a{k}:{w}" for k, w in enumerate(after))
         if len(before) >= 2:
@@ -216,13 +258,17 @@ def window_features(text: str, mentions: Sequence[dict[str, Any]]) -> list[str]:
     return sorted(out)
 
 
-def doc_concepts(doc_text: str, records: Sequence[dict[str, Any]],
-                 title: str | None = None) -> list[tuple[list[int], list[str]]]:
+def doc_concepts(
+    doc_text: str, records: Sequence[dict[str, Any]], title: str | None = None
+) -> list[tuple[list[int], list[str]]]:
     """Every METHOD/DATASET concept of a doc with its features (``title``: the paper's, if known)."""
     sent_starts = sorted({r["sent_start"] for r in records})
     index = {s: k for k, s in enumerate(sent_starts)}
     sent_index = {r["start"]: index[r["sent_start"]] for r in records}
-    return [(g, group_features(doc_text, records, g, sent_index, title)) for g in concept_groups(records)]
+    return [
+        (g, group_features(doc_text, records, g, sent_index, title))
+        for g in concept_groups(records)
+    ]
 
 
 class RoleClassifier:
@@ -255,8 +301,12 @@ class RoleClassifier:
         return self
 
 
-@Language.factory("kg_roles", default_config={"model_path": None}, requires=["doc.user_data"],
-                  assigns=["doc.user_data"])
+@Language.factory(
+    "kg_roles",
+    default_config={"model_path": None},
+    requires=["doc.user_data"],
+    assigns=["doc.user_data"],
+)
 def make_role_classifier(nlp: Language, name: str, model_path: str | None) -> RoleClassifier:
     """The ``kg_roles`` component (model_path: a role model JSON; None for the shipped one)."""
     return RoleClassifier(nlp, name, model_path=model_path)
@@ -274,6 +324,14 @@ def fit_roles(examples: Sequence[tuple[list[str], bool]], *, c: float = 1.0) -> 
     clf.fit(X, y)
     # weights under MIN_WEIGHT move no probability by more than a rounding error: dropped (the
     # window words make tens of thousands of features, most seen a few times)
-    weights = {name: round(float(w), 4) for name, w in zip(vec.get_feature_names_out(), clf.coef_[0])
-               if abs(w) >= MIN_WEIGHT}
-    return RoleModel(weights, float(clf.intercept_[0]), 0.5, {"examples": len(examples), "positives": sum(y), "c": c})
+    weights = {
+        name: round(float(w), 4)
+        for name, w in zip(vec.get_feature_names_out(), clf.coef_[0])
+        if abs(w) >= MIN_WEIGHT
+    }
+    return RoleModel(
+        weights,
+        float(clf.intercept_[0]),
+        0.5,
+        {"examples": len(examples), "positives": sum(y), "c": c},
+    )

@@ -47,8 +47,9 @@ def role_examples(nlp: Any, gold: Sequence[GoldAbstract]) -> list[tuple[list[str
     return out
 
 
-def choose_threshold(model: RoleModel, examples: Sequence[tuple[list[str], bool]], *,
-                     min_precision: float = 0.9) -> tuple[float, dict[str, float]]:
+def choose_threshold(
+    model: RoleModel, examples: Sequence[tuple[list[str], bool]], *, min_precision: float = 0.9
+) -> tuple[float, dict[str, float]]:
     """The lowest threshold with precision >= ``min_precision`` on ``examples`` (else the most
     precise one), and the precision and recall there."""
     scored = sorted(((model.probability(f), y) for f, y in examples), reverse=True)
@@ -71,16 +72,29 @@ def choose_threshold(model: RoleModel, examples: Sequence[tuple[list[str], bool]
     return best
 
 
-def train_roles(nlp: Any, train: Sequence[Path], dev: Sequence[Path], *, output: Path = MODEL_PATH,
-                min_precision: float = 0.9, c: float = ROLE_C) -> dict[str, Any]:
+def train_roles(
+    nlp: Any,
+    train: Sequence[Path],
+    dev: Sequence[Path],
+    *,
+    output: Path = MODEL_PATH,
+    min_precision: float = 0.9,
+    c: float = ROLE_C,
+) -> dict[str, Any]:
     """Fit on ``train``, choose the threshold on ``dev``, write the model; returns the figures."""
     train_ex = role_examples(nlp, load(train))
     dev_ex = role_examples(nlp, load(dev))
     model = fit_roles(train_ex, c=c)
     threshold, at = choose_threshold(model, dev_ex, min_precision=min_precision)
     model.threshold = round(threshold, 4)
-    model.meta.update({"dev_examples": len(dev_ex), "dev_positives": sum(y for _, y in dev_ex),
-                       "dev_precision": round(at["precision"], 4), "dev_recall": round(at["recall"], 4),
-                       "min_precision": min_precision})
+    model.meta.update(
+        {
+            "dev_examples": len(dev_ex),
+            "dev_positives": sum(y for _, y in dev_ex),
+            "dev_precision": round(at["precision"], 4),
+            "dev_recall": round(at["recall"], 4),
+            "min_precision": min_precision,
+        }
+    )
     model.to_disk(output)
     return {"output": str(output), **model.meta, "threshold": model.threshold}

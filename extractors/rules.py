@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,6 @@ from spacy.strings import get_string_id
 from spacy.tokens import Doc, Span, Token
 
 from .component import Stateless
-
 from .lexicon import BOUNDARY_WORDS, HEAD_LABELS, is_generic, is_verbish, label_for_head
 
 __all__ = [
@@ -47,7 +46,7 @@ CUES_KEY = "kg_cues"
 HEADS_KEY = "kg_heads"
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_gazetteer(directory: str | None = None) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
     """``(label, canonical name, aliases)`` for every line of the gazetteer files."""
     base = Path(directory) if directory else resources.files("extractors") / "gazetteers"
@@ -63,7 +62,9 @@ def load_gazetteer(directory: str | None = None) -> tuple[tuple[str, str, tuple[
     return tuple(entries)
 
 
-def gazetteer_patterns(nlp: Language, directory: str | None = None) -> tuple[list[dict], list[dict]]:
+def gazetteer_patterns(
+    nlp: Language, directory: str | None = None
+) -> tuple[list[dict], list[dict]]:
     """SpanRuler phrase patterns as ``(exact, lowercase)``: names with capitals or digits match
     exactly (so "AO" is not "ao"); all-lowercase names match case-insensitively, plural included.
     The pattern ``id`` is the canonical name (prefixed ``lower:`` for the case-insensitive ones)."""
@@ -84,13 +85,24 @@ _DATASET_HEADS = ["dataset", "datasets", "benchmark", "benchmarks", "corpus", "s
 def shape_patterns() -> list[dict]:
     """Name shapes that say what a token is: "NoveltyBench", "GOT-10k", "LAION-400M", "X dataset"."""
     return [
-        {"label": "DATASET", "id": "shape:bench",
-         "pattern": [{"TEXT": {"REGEX": r"^[A-Z][\w\-]*[Bb]ench(?:mark)?(?:-\w+)?$"}}]},
-        {"label": "DATASET", "id": "shape:size",
-         "pattern": [{"TEXT": {"REGEX": r"^[A-Z][A-Za-z]+-\d+[kKM]$"}}]},
-        {"label": "DATASET", "id": "shape:name-head",
-         "pattern": [{"TEXT": {"REGEX": r"^[A-Z][\w\-]*[A-Z0-9][\w\-]*$"}, "IS_SENT_START": False},
-                     {"LOWER": {"IN": _DATASET_HEADS}}]},
+        {
+            "label": "DATASET",
+            "id": "shape:bench",
+            "pattern": [{"TEXT": {"REGEX": r"^[A-Z][\w\-]*[Bb]ench(?:mark)?(?:-\w+)?$"}}],
+        },
+        {
+            "label": "DATASET",
+            "id": "shape:size",
+            "pattern": [{"TEXT": {"REGEX": r"^[A-Z][A-Za-z]+-\d+[kKM]$"}}],
+        },
+        {
+            "label": "DATASET",
+            "id": "shape:name-head",
+            "pattern": [
+                {"TEXT": {"REGEX": r"^[A-Z][\w\-]*[A-Z0-9][\w\-]*$"}, "IS_SENT_START": False},
+                {"LOWER": {"IN": _DATASET_HEADS}},
+            ],
+        },
     ]
 
 
@@ -118,7 +130,16 @@ def name_after(doc: Doc, i: int, max_skip: int = 4) -> Span | None:
         token = doc[j]
         if is_name_token(token) and not token.is_sent_start:
             break
-        if token.is_punct or token.lower_ in {"that", "which", "to", "for", "and", "in", "on", "with"}:
+        if token.is_punct or token.lower_ in {
+            "that",
+            "which",
+            "to",
+            "for",
+            "and",
+            "in",
+            "on",
+            "with",
+        }:
             return None
         if token.lower_ in BOUNDARY_WORDS or token.is_lower:
             j += 1
@@ -133,7 +154,11 @@ def name_after(doc: Doc, i: int, max_skip: int = 4) -> Span | None:
     while end < len(doc) and end - start < 8:
         if is_name_token(doc[end]):
             end += 1
-        elif doc[end].lower_ in {"of", "for", "-"} and end + 1 < len(doc) and is_name_token(doc[end + 1]):
+        elif (
+            doc[end].lower_ in {"of", "for", "-"}
+            and end + 1 < len(doc)
+            and is_name_token(doc[end + 1])
+        ):
             end += 2
         else:
             break
@@ -150,8 +175,15 @@ def appositive_label(doc: Doc, end: int, window: int = 8) -> str | None:
         j += 1
     if j >= len(doc) or doc[j].text not in {",", ":", "—", "–", "("}:
         return None
-    for token in doc[j + 1: min(len(doc), j + 1 + window)]:
-        if token.text in {",", ".", ";", "(", ")"} or token.lower_ in {"that", "which", "for", "to", "of", "with"}:
+    for token in doc[j + 1 : min(len(doc), j + 1 + window)]:
+        if token.text in {",", ".", ";", "(", ")"} or token.lower_ in {
+            "that",
+            "which",
+            "for",
+            "to",
+            "of",
+            "with",
+        }:
             break
         label = label_for_head(token.text)
         if label is not None and token.is_lower:
@@ -164,9 +196,30 @@ def appositive_label(doc: Doc, end: int, window: int = 8) -> str | None:
 
 
 _TRIGGERS = {
-    "propose": ["propose", "proposes", "introduce", "introduces", "present", "presents", "develop",
-                "develops", "design", "designs", "build", "builds", "construct", "constructs", "curate",
-                "curates", "release", "releases", "term", "call", "dub", "name"],
+    "propose": [
+        "propose",
+        "proposes",
+        "introduce",
+        "introduces",
+        "present",
+        "presents",
+        "develop",
+        "develops",
+        "design",
+        "designs",
+        "build",
+        "builds",
+        "construct",
+        "constructs",
+        "curate",
+        "curates",
+        "release",
+        "releases",
+        "term",
+        "call",
+        "dub",
+        "name",
+    ],
     "evaluate_on": ["on"],
     "terms_of": ["of"],
 }
@@ -174,10 +227,33 @@ _TRIGGERS = {
 
 _PROPOSE_FIRST = ["we", "paper", "work", "this"]
 _PROPOSE_ADVERB = ["further", "also", "then", "first", "here"]
-_EVAL_FIRST = ["experiments", "experiment", "evaluations", "evaluation", "results", "evaluated", "evaluate",
-               "evaluating", "tested", "test", "trained", "train", "training", "benchmarks", "benchmark",
-               "datasets", "dataset", "performance", "accuracy", "improvements", "gains", "fine-tuned",
-               "finetuned", "pretrained", "pre-trained"]
+_EVAL_FIRST = [
+    "experiments",
+    "experiment",
+    "evaluations",
+    "evaluation",
+    "results",
+    "evaluated",
+    "evaluate",
+    "evaluating",
+    "tested",
+    "test",
+    "trained",
+    "train",
+    "training",
+    "benchmarks",
+    "benchmark",
+    "datasets",
+    "dataset",
+    "performance",
+    "accuracy",
+    "improvements",
+    "gains",
+    "fine-tuned",
+    "finetuned",
+    "pretrained",
+    "pre-trained",
+]
 _EVAL_NEXT = ["on", "using", "across", "including", "like"]
 _LIST_FIRST = ["datasets", "benchmarks", "corpora"]
 _SUCH = ["such", "including", "like"]
@@ -201,8 +277,14 @@ _H_SUCH = _hashes(_SUCH)
 _H_TASK_FIRST = _hashes(_TASK_FIRST)
 _H_TASKS_FIRST = _hashes(_TASKS_FIRST)
 _H_AS, _H_IN, _H_TERMS, _H_OF = (get_string_id(w) for w in ("as", "in", "terms", "of"))
-_CUE_STARTS = (_H_PROPOSE_FIRST | _H_EVAL_FIRST | _H_LIST_FIRST | _H_TASK_FIRST | _H_TASKS_FIRST
-               | frozenset({_H_IN}))
+_CUE_STARTS = (
+    _H_PROPOSE_FIRST
+    | _H_EVAL_FIRST
+    | _H_LIST_FIRST
+    | _H_TASK_FIRST
+    | _H_TASKS_FIRST
+    | frozenset({_H_IN})
+)
 
 
 class CueFinder(Stateless):
@@ -283,7 +365,6 @@ class CueFinder(Stateless):
                     yield Span(doc, name.start, name.end, label="TASK")
 
 
-
 def _name_label(doc: Doc, name: Span) -> str | None:
     """Label a coined name by its own shape or the appositive after it."""
     if re.search(r"[Bb]ench(?:mark)?$|QA$|-\d+[kKM]$", name.text):
@@ -293,7 +374,7 @@ def _name_label(doc: Doc, name: Span) -> str | None:
     after = appositive_label(doc, name.end)
     if after is None and name.end + 1 < len(doc) and doc[name.end].text == "(":
         # "X (XS), a ..." - skip the acronym in parentheses
-        close = next((t.i for t in doc[name.end: name.end + 6] if t.text == ")"), None)
+        close = next((t.i for t in doc[name.end : name.end + 6] if t.text == ")"), None)
         if close is not None:
             after = appositive_label(doc, close + 1)
     if after is not None:
@@ -302,10 +383,24 @@ def _name_label(doc: Doc, name: Span) -> str | None:
     return label_for_head(last)
 
 
-def _name_list(doc: Doc, i: int, *, lowercase_ok: bool = False, max_words: int = 6) -> Iterator[Span]:
+def _name_list(
+    doc: Doc, i: int, *, lowercase_ok: bool = False, max_words: int = 6
+) -> Iterator[Span]:
     """Names in a list starting at ``i``: "GOT-10k, LaSOT and TrackingNet"."""
     j = i
-    if j < len(doc) and doc[j].lower_ in {"the", "a", "an", "several", "multiple", "various", "both", "three", "four", "five", "two"}:
+    if j < len(doc) and doc[j].lower_ in {
+        "the",
+        "a",
+        "an",
+        "several",
+        "multiple",
+        "various",
+        "both",
+        "three",
+        "four",
+        "five",
+        "two",
+    }:
         j += 1
     while j < len(doc):
         start = j
@@ -313,9 +408,16 @@ def _name_list(doc: Doc, i: int, *, lowercase_ok: bool = False, max_words: int =
             token = doc[j]
             if j > start and token.is_sent_start:
                 break
-            if is_name_token(token) or (lowercase_ok and token.is_alpha and token.lower_ not in BOUNDARY_WORDS
-                                        and not is_verbish(token.text)) \
-                    or (token.text == "-" and j > start):
+            if (
+                is_name_token(token)
+                or (
+                    lowercase_ok
+                    and token.is_alpha
+                    and token.lower_ not in BOUNDARY_WORDS
+                    and not is_verbish(token.text)
+                )
+                or (token.text == "-" and j > start)
+            ):
                 j += 1
             else:
                 break
@@ -360,8 +462,12 @@ def _head_hashes() -> frozenset[int]:
 def _sentence_starts(doc: Doc) -> list[int] | None:
     """Token indices where sentences start, as ``Token.sent`` finds them (the first token, and each
     token whose ``sent_start`` is 1); None when sentences are unset or come from user hooks."""
-    if "sents" in doc.user_hooks or "sent" in doc.user_span_hooks or "sent" in doc.user_token_hooks \
-            or not doc.has_annotation("SENT_START"):
+    if (
+        "sents" in doc.user_hooks
+        or "sent" in doc.user_span_hooks
+        or "sent" in doc.user_token_hooks
+        or not doc.has_annotation("SENT_START")
+    ):
         return None
     starts = [i for i, v in enumerate(doc.to_array(SENT_START).tolist()) if v == 1 and i > 0]
     return [0] + starts
@@ -385,22 +491,32 @@ def head_phrases(doc: Doc, max_modifiers: int = 4) -> Iterator[Span]:
         if nxt is not None and nxt.is_lower and nxt.lower_ in HEAD_LABELS and not nxt.is_punct:
             continue  # "detection models": the phrase ends later
         start = token.i
-        sent_start = sent_starts[bisect_right(sent_starts, i) - 1] if sent_starts else token.sent.start
+        sent_start = (
+            sent_starts[bisect_right(sent_starts, i) - 1] if sent_starts else token.sent.start
+        )
         while start > sent_start and token.i - start < max_modifiers * 2:
             prev = doc[start - 1]
             if prev.text == "-" and start - 2 >= sent_start:
                 start -= 2
                 continue
-            if not _WORDLIKE.match(prev.text) or prev.lower_ in BOUNDARY_WORDS or prev.is_stop \
-                    or is_verbish(prev.text):
+            if (
+                not _WORDLIKE.match(prev.text)
+                or prev.lower_ in BOUNDARY_WORDS
+                or prev.is_stop
+                or is_verbish(prev.text)
+            ):
                 break
-            if prev.text.isupper() and len(prev.text) > 1 and not any(c.isdigit() for c in prev.text):
+            if (
+                prev.text.isupper()
+                and len(prev.text) > 1
+                and not any(c.isdigit() for c in prev.text)
+            ):
                 start -= 1  # an acronym modifier: "RL algorithms"
                 continue
             if not prev.is_lower and not is_name_token(prev):
                 break
             start -= 1
-        modifiers = [t for t in doc[start: token.i] if t.text != "-"]
+        modifiers = [t for t in doc[start : token.i] if t.text != "-"]
         if not modifiers:
             continue
         named = any(not t.is_lower for t in modifiers)
@@ -425,14 +541,17 @@ class HeadPhraseFinder(Stateless):
         return doc
 
 
-
 @Language.factory("kg_cues", default_config={"spans_key": CUES_KEY}, assigns=["doc.spans"])
 def make_cue_finder(nlp: Language, name: str, spans_key: str) -> CueFinder:
     return CueFinder(nlp, name, spans_key=spans_key)
 
 
-@Language.factory("kg_heads", default_config={"spans_key": HEADS_KEY}, requires=["token.is_sent_start"],
-                  assigns=["doc.spans"])
+@Language.factory(
+    "kg_heads",
+    default_config={"spans_key": HEADS_KEY},
+    requires=["token.is_sent_start"],
+    assigns=["doc.spans"],
+)
 def make_head_finder(nlp: Language, name: str, spans_key: str) -> HeadPhraseFinder:
     return HeadPhraseFinder(nlp, name, spans_key=spans_key)
 
@@ -449,7 +568,10 @@ class ShapeFinder(Stateless):
         self.name = name
         self.spans_key = spans_key
         bench, size, name_head = shape_patterns()
-        self._single = [(re.compile(p["pattern"][0]["TEXT"]["REGEX"]), p["label"], p["id"]) for p in (bench, size)]
+        self._single = [
+            (re.compile(p["pattern"][0]["TEXT"]["REGEX"]), p["label"], p["id"])
+            for p in (bench, size)
+        ]
         first, head = name_head["pattern"]
         self._name = re.compile(first["TEXT"]["REGEX"])
         self._name_head = (name_head["label"], name_head["id"])
@@ -485,7 +607,9 @@ class ShapeFinder(Stateless):
                 if flag & (1 << k):
                     found.append(Span(doc, i, i + 1, label=label, span_id=span_id))
             if flag & 4 and rows[i][2] != 1 and i + 1 < n and rows[i + 1][1] in self._heads:
-                found.append(Span(doc, i, i + 2, label=self._name_head[0], span_id=self._name_head[1]))
+                found.append(
+                    Span(doc, i, i + 2, label=self._name_head[0], span_id=self._name_head[1])
+                )
         return found
 
     def __call__(self, doc: Doc) -> Doc:
@@ -510,9 +634,19 @@ def add_gazetteer(nlp: Language, name: str = "kg_gazetteer", directory: str | No
     patterns) merged in between. The rulers' patterns are saved with the pipeline, so a packaged
     model carries its gazetteer."""
     exact, lower = gazetteer_patterns(nlp, directory)
-    ruler: Any = nlp.add_pipe("span_ruler", name=name, config={"spans_key": name, "overwrite": True, "validate": False})
+    ruler: Any = nlp.add_pipe(
+        "span_ruler", name=name, config={"spans_key": name, "overwrite": True, "validate": False}
+    )
     ruler.add_patterns(exact)
     nlp.add_pipe("kg_shapes", name=name + "_shapes", config={"spans_key": name})
-    ruler_lower: Any = nlp.add_pipe("span_ruler", name=name + "_lower", config={
-        "spans_key": name, "overwrite": False, "validate": False, "phrase_matcher_attr": "LOWER"})
+    ruler_lower: Any = nlp.add_pipe(
+        "span_ruler",
+        name=name + "_lower",
+        config={
+            "spans_key": name,
+            "overwrite": False,
+            "validate": False,
+            "phrase_matcher_attr": "LOWER",
+        },
+    )
     ruler_lower.add_patterns(lower)

@@ -131,19 +131,29 @@ def build_corpora(
 
     def train_docs() -> Iterator[Any]:
         for _ in range(scierc_repeat):  # SciERC's conventions outweigh the partial sources
-            yield from scierc_docs(data_dir / "scierc" / "train.json", vocab, dataset_label=dataset_label)
+            yield from scierc_docs(
+                data_dir / "scierc" / "train.json", vocab, dataset_label=dataset_label
+            )
         if tdmsci:
-            yield from conll_docs(data_dir / "tdmsci" / "train.conll", vocab, keep=tdmsci_keep, mask_nlp=mask_nlp)
+            yield from conll_docs(
+                data_dir / "tdmsci" / "train.conll", vocab, keep=tdmsci_keep, mask_nlp=mask_nlp
+            )
         if scirex_sample > 0:
             yield from scirex_docs(
-                data_dir / "scirex" / "train.jsonl", vocab, sample=scirex_sample, seed=seed, mask_nlp=mask_nlp
+                data_dir / "scirex" / "train.jsonl",
+                vocab,
+                sample=scirex_sample,
+                seed=seed,
+                mask_nlp=mask_nlp,
             )
 
     paths = {"train": out_dir / "train.spacy", "dev": out_dir / "dev.spacy"}
     n_train = write_docbin(train_docs(), paths["train"])
     # dev (checkpoint selection): name-like Materials as DATASET whatever the training split, since
     # the model's DATASET predictions are scored as Material by kg eval
-    n_dev = write_docbin(scierc_docs(data_dir / "scierc" / "dev.json", vocab, dataset_label=True), paths["dev"])
+    n_dev = write_docbin(
+        scierc_docs(data_dir / "scierc" / "dev.json", vocab, dataset_label=True), paths["dev"]
+    )
     log.info("corpora: %d training docs, %d dev docs -> %s", n_train, n_dev, out_dir)
     return paths
 
@@ -182,16 +192,32 @@ def build_product_corpora(
             for doc in scierc_docs(data_dir / "scierc" / "train.json", vocab, dataset_label=True):
                 yield _relabel(doc, SCIERC_TO_PRODUCT)
         if tdmsci:
-            yield from conll_docs(data_dir / "tdmsci" / "train.conll", vocab, label_map=TDMSCI_TO_PRODUCT, partial=True)
+            yield from conll_docs(
+                data_dir / "tdmsci" / "train.conll",
+                vocab,
+                label_map=TDMSCI_TO_PRODUCT,
+                partial=True,
+            )
         if scirex_sample > 0:
-            yield from scirex_docs(data_dir / "scirex" / "train.jsonl", vocab, label_map=SCIREX_TO_PRODUCT,
-                                   sample=scirex_sample, seed=seed)
+            yield from scirex_docs(
+                data_dir / "scirex" / "train.jsonl",
+                vocab,
+                label_map=SCIREX_TO_PRODUCT,
+                sample=scirex_sample,
+                seed=seed,
+            )
 
     paths = {"train": out_dir / "train.spacy", "dev": out_dir / "dev.spacy"}
     n_train = write_docbin(train_docs(), paths["train"])
     n_dev = write_docbin(annotation_docs(load(dev)), paths["dev"])
-    log.info("corpora: %d training docs (%d annotated abstracts x %d), %d dev docs -> %s",
-             n_train, len(gold), annotations_repeat, n_dev, out_dir)
+    log.info(
+        "corpora: %d training docs (%d annotated abstracts x %d), %d dev docs -> %s",
+        n_train,
+        len(gold),
+        annotations_repeat,
+        n_dev,
+        out_dir,
+    )
     return paths
 
 
@@ -200,7 +226,11 @@ def _relabel(doc: Any, label_map: dict[str, str]) -> Any:
     every token, so its other terms are known not to be one of the four)."""
     from spacy.tokens import Span
 
-    ents = [Span(doc, e.start, e.end, label=label_map[e.label_]) for e in doc.ents if e.label_ in label_map]
+    ents = [
+        Span(doc, e.start, e.end, label=label_map[e.label_])
+        for e in doc.ents
+        if e.label_ in label_map
+    ]
     doc.set_ents(ents, default="outside")
     return doc
 
@@ -259,7 +289,9 @@ def train_vectors(
     except ImportError as err:
         from kg.errors import ModelError
 
-        raise ModelError("kg train needs the floret package for its word vectors: pip install -e .[train]") from err
+        raise ModelError(
+            "kg train needs the floret package for its word vectors: pip install -e .[train]"
+        ) from err
     import spacy
     from spacy.training.initialize import convert_vectors
 
@@ -268,8 +300,17 @@ def train_vectors(
     if not text.exists():
         log.info("vectors: %d tokens of text", vector_text(data_dir, text))
     model = floret.train_unsupervised(
-        str(text), model="cbow", mode="fasttext", minn=0, maxn=0, minCount=5, dim=dim, epoch=epoch,
-        ws=5, thread=1, verbose=0,  # one thread: the same vectors on every run
+        str(text),
+        model="cbow",
+        mode="fasttext",
+        minn=0,
+        maxn=0,
+        minCount=5,
+        dim=dim,
+        epoch=epoch,
+        ws=5,
+        thread=1,
+        verbose=0,  # one thread: the same vectors on every run
     )
     vec_path = out_dir / "vectors.vec"
     words = model.get_words()[:rows]
@@ -288,7 +329,10 @@ def _vector_settings(vectors_dir: Path | None) -> dict[str, Any]:
     """Config overrides that make the tok2vec read the static vectors in ``vectors_dir`` (if any)."""
     if vectors_dir is None:
         return {}
-    return {"paths.vectors": str(vectors_dir), "components.tok2vec.model.embed.include_static_vectors": True}
+    return {
+        "paths.vectors": str(vectors_dir),
+        "components.tok2vec.model.embed.include_static_vectors": True,
+    }
 
 
 def pretrain_text(data_dir: Path, path: Path, *, n: int = 20000, seed: int = 0) -> int:
@@ -347,7 +391,9 @@ def pretrain_tok2vec(
         **_vector_settings(vectors_dir),
         **(overrides or {}),
     }
-    pretrain(load_config(config, overrides=settings, interpolate=True), out_dir, use_gpu=-1, silent=False)
+    pretrain(
+        load_config(config, overrides=settings, interpolate=True), out_dir, use_gpu=-1, silent=False
+    )
     return out_dir / "model-last.bin"
 
 
@@ -367,8 +413,8 @@ def _trim(model_dir: Path) -> None:
     meta["description"] = (
         "kg scientific-entity NER: METHOD, DATASET, TASK and METRIC as a reader of 2020s ML abstracts "
         "marks them, trained from kg's annotations (data/annotations), SciERC and in-domain word vectors (kg train)"
-        if labels and labels <= {"METHOD", "DATASET", "TASK", "METRIC"} else
-        "kg scientific-entity NER: SciERC's six labels plus DATASET, trained from SciERC, TDMSci, "
+        if labels and labels <= {"METHOD", "DATASET", "TASK", "METRIC"}
+        else "kg scientific-entity NER: SciERC's six labels plus DATASET, trained from SciERC, TDMSci, "
         "SciREX and in-domain word vectors (kg train --scierc-recipe)"
     )
     meta_path.write_text(json.dumps(meta, indent=2) + "\n")
@@ -412,7 +458,11 @@ def train(
     work = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="kg-train-"))
     vectors_dir: Path | None = None
     if vectors:
-        vectors_dir = vectors if isinstance(vectors, Path) else train_vectors(data_dir, work / "vectors", seed=seed)
+        vectors_dir = (
+            vectors
+            if isinstance(vectors, Path)
+            else train_vectors(data_dir, work / "vectors", seed=seed)
+        )
     product = annotations is not None
     if product:
         tdmsci_mask = None
@@ -437,13 +487,26 @@ def train(
         )
         tdmsci_mask = stage1
     if pretrain is True:
-        pretrain = pretrain_tok2vec(data_dir, work / "pretrain", config=config, vectors_dir=vectors_dir,
-                                    overrides=overrides, seed=seed)
+        pretrain = pretrain_tok2vec(
+            data_dir,
+            work / "pretrain",
+            config=config,
+            vectors_dir=vectors_dir,
+            overrides=overrides,
+            seed=seed,
+        )
     if product:
         paths = build_product_corpora(
-            data_dir, work / "corpus", annotations=list(annotations or []),
-            dev=list(dev_annotations or [ANNOTATIONS / "dev.jsonl"]), annotations_repeat=annotations_repeat,
-            scierc_repeat=scierc_repeat, tdmsci=tdmsci, scirex_sample=scirex_sample, seed=seed)
+            data_dir,
+            work / "corpus",
+            annotations=list(annotations or []),
+            dev=list(dev_annotations or [ANNOTATIONS / "dev.jsonl"]),
+            annotations_repeat=annotations_repeat,
+            scierc_repeat=scierc_repeat,
+            tdmsci=tdmsci,
+            scirex_sample=scirex_sample,
+            seed=seed,
+        )
     else:
         paths = build_corpora(
             data_dir,
@@ -473,7 +536,11 @@ def train(
     shutil.copytree(best, output)
     _trim(output)
     meta = json.loads((output / "meta.json").read_text())
-    return {"output": str(output), "seconds": time.time() - started, "scores": meta.get("performance", {})}
+    return {
+        "output": str(output),
+        "seconds": time.time() - started,
+        "scores": meta.get("performance", {}),
+    }
 
 
 def crossval_tdmsci(
@@ -509,9 +576,16 @@ def crossval_tdmsci(
     scierc_dev: dict[int, float] = {}
     if options.get("vectors", DEFAULTS["vectors"]) is True:
         options["vectors"] = train_vectors(data_dir, work / "vectors", seed=seed)
-    if options.get("pretrain", DEFAULTS["pretrain"]) is True:  # abstracts only: no TDMSci text in it
-        options["pretrain"] = pretrain_tok2vec(data_dir, work / "pretrain", vectors_dir=options["vectors"] or None,
-                                               overrides=overrides, seed=seed)
+    if (
+        options.get("pretrain", DEFAULTS["pretrain"]) is True
+    ):  # abstracts only: no TDMSci text in it
+        options["pretrain"] = pretrain_tok2vec(
+            data_dir,
+            work / "pretrain",
+            vectors_dir=options["vectors"] or None,
+            overrides=overrides,
+            seed=seed,
+        )
     for k in range(folds):
         if only is not None and k not in only:
             continue
@@ -538,8 +612,12 @@ def crossval_tdmsci(
                 )
         dev = list(read_scierc(data_dir / "scierc" / "dev.json"))
         scierc_dev[k] = score_ner(dev, predict(dev, nlp, "scierc"), SCIERC_LABELS)["f"]
-        log.info("fold %d: TDMSci %.3f (cumulative), SciERC dev %.3f", k, sum(per_label.values(), PRF()).fscore,
-                 scierc_dev[k])
+        log.info(
+            "fold %d: TDMSci %.3f (cumulative), SciERC dev %.3f",
+            k,
+            sum(per_label.values(), PRF()).fscore,
+            scierc_dev[k],
+        )
     micro = sum(per_label.values(), PRF())
     return {
         **micro.to_dict(),
@@ -548,8 +626,15 @@ def crossval_tdmsci(
     }
 
 
-def finish_pipeline(output: Path, train_files: list[Path], dev_files: list[Path], data_dir: Path | None = None,
-                    *, role_precision: float = 0.9, relation_precision: float = 0.7) -> dict[str, Any]:
+def finish_pipeline(
+    output: Path,
+    train_files: list[Path],
+    dev_files: list[Path],
+    data_dir: Path | None = None,
+    *,
+    role_precision: float = 0.9,
+    relation_precision: float = 0.7,
+) -> dict[str, Any]:
     """What a trained NER needs beside it (``output/kg.json``): the role model fitted on the pipeline's
     own mentions of ``train_files`` (threshold for ``role_precision`` on ``dev_files``) and the relation
     cut-offs for ``relation_precision`` on SciERC dev with its spans."""
@@ -562,16 +647,22 @@ def finish_pipeline(output: Path, train_files: list[Path], dev_files: list[Path]
     return {"roles": roles, "relations": relations}
 
 
-def finish_roles(output: Path, train_files: list[Path], dev_files: list[Path], *,
-                 min_precision: float = 0.9) -> dict[str, Any]:
+def finish_roles(
+    output: Path, train_files: list[Path], dev_files: list[Path], *, min_precision: float = 0.9
+) -> dict[str, Any]:
     """Fit the role model of the pipeline in ``output`` on its own mentions of ``train_files``
     (threshold for ``min_precision`` on ``dev_files``), write ``output/roles.json`` and record it in
     ``output/kg.json``: ``kg train roles``, and the role step of the shipped recipe."""
     from extractors.pipeline import load_pipeline, update_settings
     from extractors.roles_train import train_roles
 
-    roles = train_roles(load_pipeline(output), train_files, dev_files, output=output / "roles.json",
-                        min_precision=min_precision)
+    roles = train_roles(
+        load_pipeline(output),
+        train_files,
+        dev_files,
+        output=output / "roles.json",
+        min_precision=min_precision,
+    )
     roles.pop("output", None)  # a path of this machine: not for the shipped settings
     update_settings(output, roles="roles.json", roles_dev=roles)
     return roles
@@ -619,7 +710,9 @@ def train_recipe(
         options["vectors"] = vectors or recipe["vectors"]
         options["pretrain"] = pretrain or recipe["pretrain"]
         if crossval:
-            result = crossval_tdmsci(data_dir, folds=crossval, only=folds, work_dir=work_dir, seed=seed, **options)
+            result = crossval_tdmsci(
+                data_dir, folds=crossval, only=folds, work_dir=work_dir, seed=seed, **options
+            )
         else:
             result = train(output, data_dir, work_dir=work_dir, seed=seed, **options)
     else:
@@ -628,10 +721,20 @@ def train_recipe(
         train_files = [ANNOTATIONS / "train.jsonl", *(annotations or [])]
         dev_files = list(dev or [ANNOTATIONS / "dev.jsonl"])
         load(train_files + dev_files)  # a bad line is reported now, not after an hour of training
-        result = train(output, data_dir, work_dir=work_dir, seed=seed, annotations=train_files,
-                       dev_annotations=dev_files, annotations_repeat=PRODUCT["annotations_repeat"],
-                       scierc_repeat=PRODUCT["scierc_repeat"], tdmsci=PRODUCT["tdmsci"],
-                       scirex_sample=PRODUCT["scirex_sample"], vectors=vectors or PRODUCT["vectors"],
-                       pretrain=pretrain or PRODUCT["pretrain"], overrides=product_steps(steps or PRODUCT["max_steps"]))
+        result = train(
+            output,
+            data_dir,
+            work_dir=work_dir,
+            seed=seed,
+            annotations=train_files,
+            dev_annotations=dev_files,
+            annotations_repeat=PRODUCT["annotations_repeat"],
+            scierc_repeat=PRODUCT["scierc_repeat"],
+            tdmsci=PRODUCT["tdmsci"],
+            scirex_sample=PRODUCT["scirex_sample"],
+            vectors=vectors or PRODUCT["vectors"],
+            pretrain=pretrain or PRODUCT["pretrain"],
+            overrides=product_steps(steps or PRODUCT["max_steps"]),
+        )
         result.update(finish_pipeline(Path(output), train_files, dev_files, data_dir))
     return result

@@ -49,7 +49,9 @@ def _label(label: str) -> str:
 
 def _rel_type(rel_type: str) -> str:
     if rel_type not in RELATION_TYPES:
-        raise ValueError(f"relationship type {rel_type!r} is not in the schema ({', '.join(RELATION_TYPES)})")
+        raise ValueError(
+            f"relationship type {rel_type!r} is not in the schema ({', '.join(RELATION_TYPES)})"
+        )
     return rel_type
 
 
@@ -68,11 +70,7 @@ def schema_statements() -> list[str]:
 
 def merge_paper_nodes() -> str:
     """Papers: the pushed graph is the truth about its papers, so their properties are replaced."""
-    return (
-        "UNWIND $rows AS row\n"
-        "MERGE (n:Paper {id: row.id})\n"
-        "SET n = row.props"
-    )
+    return "UNWIND $rows AS row\nMERGE (n:Paper {id: row.id})\nSET n = row.props"
 
 
 def merge_entity_nodes(label: str) -> str:
@@ -184,10 +182,10 @@ RETURN collect(DISTINCT target) AS targets"""
 RECOMPUTE_ENTITY_SUPPORT = f"""\
 UNWIND $ids AS id
 MATCH (e:{ENTITY_LABEL} {{id: id}})
-OPTIONAL MATCH (p:Paper)-[r:{'|'.join(PAPER_RELATION_TYPES)}]->(e)
+OPTIONAL MATCH (p:Paper)-[r:{"|".join(PAPER_RELATION_TYPES)}]->(e)
 WITH e, count(DISTINCT p) AS support, sum(coalesce(r.count, 1)) AS mentions
 CALL (e) {{
-    MATCH (p:Paper)-[r:{'|'.join(PAPER_RELATION_TYPES)}]->(e)
+    MATCH (p:Paper)-[r:{"|".join(PAPER_RELATION_TYPES)}]->(e)
     WHERE r.entity_name IS NOT NULL
     WITH r.entity_name AS name, count(DISTINCT p) AS papers
     ORDER BY papers DESC, name
@@ -200,7 +198,7 @@ SET e.support = support, e.mention_count = mentions, e.name = coalesce(head(best
 DELETE_ORPHAN_ENTITIES = f"""\
 UNWIND $ids AS id
 MATCH (e:{ENTITY_LABEL} {{id: id}})
-WHERE NOT EXISTS {{ MATCH (:Paper)-[:{'|'.join(PAPER_RELATION_TYPES)}]->(e) }}
+WHERE NOT EXISTS {{ MATCH (:Paper)-[:{"|".join(PAPER_RELATION_TYPES)}]->(e) }}
 DETACH DELETE e
 RETURN count(*) AS deleted"""
 
@@ -210,7 +208,7 @@ RETURN count(*) AS deleted"""
 REMOVE_PAPER = [
     # 1. the entities the paper links to (returned to recompute their support afterwards)
     f"""\
-MATCH (p:Paper {{id: $paper}})-[:{'|'.join(PAPER_RELATION_TYPES)}]->(e:{ENTITY_LABEL})
+MATCH (p:Paper {{id: $paper}})-[:{"|".join(PAPER_RELATION_TYPES)}]->(e:{ENTITY_LABEL})
 RETURN collect(DISTINCT e.id) AS ids""",
     # 2. entity -> entity relationships the paper supported: drop its evidence, or the whole edge
     f"""\

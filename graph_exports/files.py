@@ -19,7 +19,14 @@ from kg.errors import ExportError, KgError
 from kg.graph import KnowledgeGraph
 from kg.schema import as_nx
 
-__all__ = ["to_node_link", "write_json", "to_graphml_graph", "write_graphml", "iter_graphml", "read_graphml"]
+__all__ = [
+    "to_node_link",
+    "write_json",
+    "to_graphml_graph",
+    "write_graphml",
+    "iter_graphml",
+    "read_graphml",
+]
 
 JSON_ATTRS_KEY = "kg_json_attributes"
 
@@ -29,8 +36,9 @@ def to_node_link(graph: KnowledgeGraph | nx.MultiDiGraph) -> dict[str, Any]:
     return nx.node_link_data(as_nx(graph, ExportError), edges="links")
 
 
-def write_json(graph: KnowledgeGraph | nx.MultiDiGraph, path: str | Path, *,
-               files: AtomicFiles | None = None) -> Path:
+def write_json(
+    graph: KnowledgeGraph | nx.MultiDiGraph, path: str | Path, *, files: AtomicFiles | None = None
+) -> Path:
     """Write node-link JSON (whole or not at all); ``KnowledgeGraph.load`` reads it back."""
     g = graph if isinstance(graph, KnowledgeGraph) else KnowledgeGraph(graph)
     try:
@@ -76,8 +84,9 @@ def to_graphml_graph(graph: KnowledgeGraph | nx.MultiDiGraph) -> nx.MultiDiGraph
     return out
 
 
-def write_graphml(graph: KnowledgeGraph | nx.MultiDiGraph, path: str | Path, *,
-                  files: AtomicFiles | None = None) -> Path:
+def write_graphml(
+    graph: KnowledgeGraph | nx.MultiDiGraph, path: str | Path, *, files: AtomicFiles | None = None
+) -> Path:
     """Write GraphML, whole or not at all: the bytes networkx's writer makes of
     :func:`to_graphml_graph` (the relationship type as each edge's id), streamed element by
     element, so that no second copy of the graph (networkx builds the whole XML tree: 3.6 GB at
@@ -89,11 +98,13 @@ def write_graphml(graph: KnowledgeGraph | nx.MultiDiGraph, path: str | Path, *,
     return path
 
 
-_GRAPHML_HEAD = ("<?xml version='1.0' encoding='utf-8'?>\n"
-                 '<graphml xmlns="http://graphml.graphdrawing.org/xmlns" '
-                 'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
-                 'xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns '
-                 'http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">\n')
+_GRAPHML_HEAD = (
+    "<?xml version='1.0' encoding='utf-8'?>\n"
+    '<graphml xmlns="http://graphml.graphdrawing.org/xmlns" '
+    'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+    'xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns '
+    'http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">\n'
+)
 _XML_TYPES = {bool: "boolean", int: "long", float: "double", str: "string"}
 
 
@@ -102,14 +113,21 @@ def _text(value: str) -> str:
 
 
 def _attr(value: str) -> str:
-    return (_text(value).replace('"', "&quot;").replace("\r", "&#13;").replace("\n", "&#10;")
-            .replace("\t", "&#09;"))
+    return (
+        _text(value)
+        .replace('"', "&quot;")
+        .replace("\r", "&#13;")
+        .replace("\n", "&#10;")
+        .replace("\t", "&#09;")
+    )
 
 
 def _data(name: Any, value: Any, indent: str) -> str:
     text = _text(str(_encode(value)))
     key = _attr(str(name))
-    return f'{indent}<data key="{key}">{text}</data>\n' if text else f'{indent}<data key="{key}" />\n'
+    return (
+        f'{indent}<data key="{key}">{text}</data>\n' if text else f'{indent}<data key="{key}" />\n'
+    )
 
 
 def iter_graphml(graph: KnowledgeGraph | nx.MultiDiGraph) -> Iterator[str]:
@@ -128,7 +146,11 @@ def iter_graphml(graph: KnowledgeGraph | nx.MultiDiGraph) -> Iterator[str]:
             raise ExportError(f"GraphML has no type for attribute {name!r} = {value!r}")
         return kind
 
-    graph_attrs = {k: v for k, v in G.graph.items() if v is not None and k not in ("node_default", "edge_default")}
+    graph_attrs = {
+        k: v
+        for k, v in G.graph.items()
+        if v is not None and k not in ("node_default", "edge_default")
+    }
 
     def scan(scope: str, attrs: dict[str, Any]) -> None:
         for name, value in attrs.items():
@@ -142,8 +164,12 @@ def iter_graphml(graph: KnowledgeGraph | nx.MultiDiGraph) -> Iterator[str]:
     scan("graph", graph_attrs)  # after the nodes and edges, so that json_attrs is complete
     graph_attrs[JSON_ATTRS_KEY] = ",".join(sorted(json_attrs))
     # networkx meets the graph's keys first and puts each new key in front of the earlier ones
-    order = ([k for k in keys if k[2] == "graph"] + [(JSON_ATTRS_KEY, "string", "graph")]
-             + [k for k in keys if k[2] == "node"] + [k for k in keys if k[2] == "edge"])
+    order = (
+        [k for k in keys if k[2] == "graph"]
+        + [(JSON_ATTRS_KEY, "string", "graph")]
+        + [k for k in keys if k[2] == "node"]
+        + [k for k in keys if k[2] == "edge"]
+    )
     order = list(dict.fromkeys(order))
     type_of = {(name, scope): kind for name, kind, scope in order}
     yield _GRAPHML_HEAD
@@ -151,9 +177,14 @@ def iter_graphml(graph: KnowledgeGraph | nx.MultiDiGraph) -> Iterator[str]:
         yield f'  <key id="{_attr(name)}" for="{scope}" attr.name="{_attr(name)}" attr.type="{kind}" />\n'
     yield '  <graph edgedefault="directed">\n'
 
-    def element(open_tag: str, close_tag: str, attrs: dict[str, Any], scope: str, indent: str) -> str:
-        data = [_data(name, value, indent + "  ")
-                for name, value in attrs.items() if value is not None and (str(name), scope) in type_of]
+    def element(
+        open_tag: str, close_tag: str, attrs: dict[str, Any], scope: str, indent: str
+    ) -> str:
+        data = [
+            _data(name, value, indent + "  ")
+            for name, value in attrs.items()
+            if value is not None and (str(name), scope) in type_of
+        ]
         if not data:
             return f"{indent}<{open_tag} />\n"
         return f"{indent}<{open_tag}>\n{''.join(data)}{indent}</{close_tag}>\n"
@@ -161,8 +192,13 @@ def iter_graphml(graph: KnowledgeGraph | nx.MultiDiGraph) -> Iterator[str]:
     for node, attrs in G.nodes(data=True):
         yield element(f'node id="{_attr(str(node))}"', "node", attrs, "node", "    ")
     for u, v, key, attrs in G.edges(keys=True, data=True):
-        yield element(f'edge source="{_attr(str(u))}" target="{_attr(str(v))}" id="{_attr(str(key))}"', "edge",
-                      attrs, "edge", "    ")
+        yield element(
+            f'edge source="{_attr(str(u))}" target="{_attr(str(v))}" id="{_attr(str(key))}"',
+            "edge",
+            attrs,
+            "edge",
+            "    ",
+        )
     for name, value in graph_attrs.items():
         yield _data(name, value, "    ")
     yield "  </graph>\n</graphml>\n"

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import networkx as nx
 
@@ -92,9 +93,26 @@ LABEL_SHAPES: dict[str, str] = {
 _OTHER_COLOR = "#9c9c9c"
 #: Community colours, largest community first; communities past the palette are grey.
 _COMMUNITY_COLORS: tuple[str, ...] = (
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-    "#bcbd22", "#7f7f7f", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
-    "#f7b6d2", "#9edae5", "#dbdb8d", "#393b79",
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#bcbd22",
+    "#7f7f7f",
+    "#aec7e8",
+    "#ffbb78",
+    "#98df8a",
+    "#ff9896",
+    "#c5b0d5",
+    "#c49c94",
+    "#f7b6d2",
+    "#9edae5",
+    "#dbdb8d",
+    "#393b79",
 )
 
 #: Above this many nodes the page colours by community, draws no arrows, hides edges while
@@ -258,7 +276,9 @@ def _colour(lc: str, cc: str, colour_by: str) -> dict[str, Any]:
     return {"background": cc if colour_by == "community" else lc, "border": lc}
 
 
-def page_edges(graph: Any, selection: Selection, *, view: str = "knowledge") -> list[dict[str, Any]]:
+def page_edges(
+    graph: Any, selection: Selection, *, view: str = "knowledge"
+) -> list[dict[str, Any]]:
     """vis-network edge records, one per MultiDiGraph edge, with their evidence.
 
     Fields: ``id`` (``e<n>``), ``from``, ``to``, ``type``, ``weight``, ``count``, ``evidence``
@@ -293,12 +313,16 @@ def page_edges(graph: Any, selection: Selection, *, view: str = "knowledge") -> 
             shared = [[s, _display_name(s, g.nodes[s]) if s in g else s] for s in shared_ids]
             rec["shared"] = shared[:_MAX_SHARED_PER_EDGE]
             rec["sharedTotal"] = len(shared)
-            rec["sharedTerms"] = [str(t) for t in list(data.get("shared_terms") or [])][:_MAX_TERMS_PER_EDGE]
+            rec["sharedTerms"] = [str(t) for t in list(data.get("shared_terms") or [])][
+                :_MAX_TERMS_PER_EDGE
+            ]
             rec["color"] = {"color": "#7b9cc4", "opacity": 0.8}
             rec["dashes"] = view == "knowledge"
             rec["arrows"] = {"to": {"enabled": False}}  # symmetric: stored once, source < target
             rec["hidden"] = view == "knowledge"
-            names = [name for _id, name in shared] or rec["sharedTerms"]  # no shared entity: the words
+            names = [name for _id, name in shared] or rec[
+                "sharedTerms"
+            ]  # no shared entity: the words
             if view == "papers" and names:
                 more = f" +{len(names) - 2}" if len(names) > 2 else ""
                 rec["label"] = _short(", ".join(names[:2]), 32) + more
@@ -433,14 +457,23 @@ class PageOptions:
 
     def check(self) -> None:
         """Raise ``ExportError`` for an option out of range."""
-        check_options(self.view, self.radius, self.min_support, self.years, self.max_nodes, self.size_by)
+        check_options(
+            self.view, self.radius, self.min_support, self.years, self.max_nodes, self.size_by
+        )
         if not 1 <= self.map_size <= MAX_MAP_SIZE:
             raise ExportError(f"a paper map holds 1 to {MAX_MAP_SIZE} papers, not {self.map_size}")
 
     def selection(self) -> dict[str, Any]:
         """The keyword arguments of :func:`select`."""
-        return {"view": self.view, "focus": self.focus, "radius": self.radius, "labels": self.labels,
-                "min_support": self.min_support, "years": self.years, "max_nodes": self.max_nodes}
+        return {
+            "view": self.view,
+            "focus": self.focus,
+            "radius": self.radius,
+            "labels": self.labels,
+            "min_support": self.min_support,
+            "years": self.years,
+            "max_nodes": self.max_nodes,
+        }
 
 
 def page_options(options: PageOptions | None = None, **kwargs: Any) -> PageOptions:
@@ -448,7 +481,9 @@ def page_options(options: PageOptions | None = None, **kwargs: Any) -> PageOptio
     known = {f.name for f in fields(PageOptions)}
     unknown = sorted(set(kwargs) - known)
     if unknown:
-        raise ExportError(f"unknown page option {unknown[0]!r}; use one of {', '.join(sorted(known))}")
+        raise ExportError(
+            f"unknown page option {unknown[0]!r}; use one of {', '.join(sorted(known))}"
+        )
     base = options or PageOptions()
     return PageOptions(**{**{f.name: getattr(base, f.name) for f in fields(PageOptions)}, **kwargs})
 
@@ -468,9 +503,17 @@ def _split_results(g: nx.MultiDiGraph) -> tuple[nx.MultiDiGraph, dict[str, list[
                 continue
             sentence_start = int(d.get("sent_start", 0))
             method = d.get("method") or ("this paper" if d.get("own") else "")
-            rows.setdefault(paper, []).append([int(d.get("start", 0)), int(d.get("end", 0)), sentence_start,
-                                               sentence_start + len(str(d.get("sentence", ""))),
-                                               str(d.get("name", "")), str(method), str(d.get("baseline") or "")])
+            rows.setdefault(paper, []).append(
+                [
+                    int(d.get("start", 0)),
+                    int(d.get("end", 0)),
+                    sentence_start,
+                    sentence_start + len(str(d.get("sentence", ""))),
+                    str(d.get("name", "")),
+                    str(method),
+                    str(d.get("baseline") or ""),
+                ]
+            )
     for paper_rows in rows.values():
         paper_rows.sort()
     gone = set(found)
@@ -516,10 +559,14 @@ def to_html(graph: Any, options: PageOptions | None = None, **kwargs: Any) -> st
     groups = communities(h) if len(sel.nodes) > 1 else [set(sel.nodes)] if sel.nodes else []
     positions = layout(h, groups)
     colour_by = "community" if large else "label"
-    nodes = page_nodes(g, sel, positions, groups, size_by=opts.size_by, colour_by=colour_by, results=results)
+    nodes = page_nodes(
+        g, sel, positions, groups, size_by=opts.size_by, colour_by=colour_by, results=results
+    )
     edges = page_edges(g, sel, view=view)
 
-    meta = _meta(g, sel, nodes, edges, opts, view=view, groups=groups, colour_by=colour_by, large=large)
+    meta = _meta(
+        g, sel, nodes, edges, opts, view=view, groups=groups, colour_by=colour_by, large=large
+    )
     meta.update(map_meta)
     overview = opts.overview
     paper, title = opts.paper, opts.title
@@ -530,7 +577,9 @@ def to_html(graph: Any, options: PageOptions | None = None, **kwargs: Any) -> st
     if paper is not None:
         meta["options"] = [f"paper map of {sel.focus}, {len(sel.nodes) - 1} related papers"]
         if title is None:
-            meta["title"] = "kg paper map: " + _short(_display_name(str(sel.focus), g.nodes[sel.focus]), 60)
+            meta["title"] = "kg paper map: " + _short(
+                _display_name(str(sel.focus), g.nodes[sel.focus]), 60
+            )
 
     # pyvis carries what vis-network draws of each node; the rest of the data (panels, edges) is
     # stored once, compactly, beside it (graph_exports.page_data) and unpacked by the page.
@@ -547,7 +596,9 @@ def to_html(graph: Any, options: PageOptions | None = None, **kwargs: Any) -> st
     for rec in vis_nodes:
         rec = dict(rec)
         node_id = rec.pop("id")
-        net.add_node(node_id, label=rec.pop("label"), shape=rec.pop("shape"), color=rec.pop("color"), **rec)
+        net.add_node(
+            node_id, label=rec.pop("label"), shape=rec.pop("shape"), color=rec.pop("color"), **rec
+        )
     net.options = _options(large, view, len(edges))
 
     from jinja2 import DictLoader, Environment
@@ -583,11 +634,14 @@ def _map_selection(g: nx.MultiDiGraph, paper: str, size: int) -> tuple[Selection
     ranked = paper_map(g, origin, size=size)
     keep = {origin, *(r.paper for r in ranked)}
     edges = sorted(
-        (u, v, str(k)) for u, v, k, d in g.edges(keys=True, data=True)
+        (u, v, str(k))
+        for u, v, k, d in g.edges(keys=True, data=True)
         if u in keep and v in keep and _edge_type(k, d) == "RELATED_TO"
     )
     papers = sum(1 for _n, d in g.nodes(data=True) if _label(d) == "Paper")
-    related = sum(1 for _u, _v, k, d in g.edges(keys=True, data=True) if _edge_type(k, d) == "RELATED_TO")
+    related = sum(
+        1 for _u, _v, k, d in g.edges(keys=True, data=True) if _edge_type(k, d) == "RELATED_TO"
+    )
     sel = Selection(
         nodes=sorted(keep),
         edges=edges,
@@ -595,7 +649,8 @@ def _map_selection(g: nx.MultiDiGraph, paper: str, size: int) -> tuple[Selection
         total_nodes=papers,
         total_edges=related,
         left_out=[(f"papers not among the {size} most related to {origin}", papers - len(keep))]
-        if papers > len(keep) else [],
+        if papers > len(keep)
+        else [],
     )
     names = {s: _display_name(s, g.nodes[s]) for r in ranked for s in r.shared if s in g}
     meta = {
@@ -607,10 +662,17 @@ def _map_selection(g: nx.MultiDiGraph, paper: str, size: int) -> tuple[Selection
     return sel, meta
 
 
-def _meta(g, sel: Selection, nodes, edges, opts: PageOptions, *, view, groups, colour_by, large) -> dict[str, Any]:
+def _meta(
+    g, sel: Selection, nodes, edges, opts: PageOptions, *, view, groups, colour_by, large
+) -> dict[str, Any]:
     """Page-level facts: counts, legend, edge types, what was left out, the options used."""
     radius, size_by, title = opts.radius, opts.size_by, opts.title
-    labels, min_support, years, max_nodes = opts.labels, opts.min_support, opts.years, opts.max_nodes
+    labels, min_support, years, max_nodes = (
+        opts.labels,
+        opts.min_support,
+        opts.years,
+        opts.max_nodes,
+    )
     label_counts: dict[str, int] = {}
     for rec in nodes:
         label_counts[rec["kind"]] = label_counts.get(rec["kind"], 0) + 1
@@ -668,8 +730,14 @@ def _meta(g, sel: Selection, nodes, edges, opts: PageOptions, *, view, groups, c
     }
 
 
-def write_html(graph: Any, path: str | Path, options: PageOptions | None = None, *,
-               files: AtomicFiles | None = None, **kwargs: Any) -> Path:
+def write_html(
+    graph: Any,
+    path: str | Path,
+    options: PageOptions | None = None,
+    *,
+    files: AtomicFiles | None = None,
+    **kwargs: Any,
+) -> Path:
     """Write :func:`to_html` to ``path`` (which must end in ``.html``), whole or not at all (with
     ``files``, together with its other files), and return the path.
 

@@ -8,7 +8,7 @@ made by ``undirected``.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import networkx as nx
 import numpy as np
@@ -19,8 +19,9 @@ __all__ = ["undirected", "communities", "layout"]
 ONE_PIECE = 350
 
 
-
-def undirected(g: nx.MultiDiGraph, nodes: Sequence[str], edges: Sequence[tuple[str, str, str]]) -> nx.Graph:
+def undirected(
+    g: nx.MultiDiGraph, nodes: Sequence[str], edges: Sequence[tuple[str, str, str]]
+) -> nx.Graph:
     """A simple weighted graph: one edge per connected pair, weight = number of edges."""
     h = nx.Graph()
     h.add_nodes_from(nodes)
@@ -44,8 +45,16 @@ def _induced(h: nx.Graph, nodes: Iterable[str]) -> nx.Graph:
     inside = set(keep)
     sub = nx.Graph()
     sub.add_nodes_from((n, h.nodes[n]) for n in keep)
-    sub.add_edges_from(sorted(((min(u, v), max(u, v), d) for u, v, d in h.edges(keep, data=True)
-                               if u in inside and v in inside), key=lambda e: (e[0], e[1])))
+    sub.add_edges_from(
+        sorted(
+            (
+                (min(u, v), max(u, v), d)
+                for u, v, d in h.edges(keep, data=True)
+                if u in inside and v in inside
+            ),
+            key=lambda e: (e[0], e[1]),
+        )
+    )
     return sub
 
 
@@ -105,7 +114,11 @@ def _piece(h: nx.Graph, *, seed: int) -> tuple[dict[str, np.ndarray], float]:
 
 
 def layout(
-    h: nx.Graph, groups: Sequence[set[str]] | None = None, *, seed: int = 0, spacing: float | None = None
+    h: nx.Graph,
+    groups: Sequence[set[str]] | None = None,
+    *,
+    seed: int = 0,
+    spacing: float | None = None,
 ) -> dict[str, tuple[float, float]]:
     """Positions for every node of ``h``, in pixels, computed once with bounded iterations.
 
@@ -136,7 +149,9 @@ def layout(
     return _pack(blocks)
 
 
-def _grid(nodes: list[str], *, column: float = 240.0, row: float = 70.0) -> tuple[dict[str, np.ndarray], float]:
+def _grid(
+    nodes: list[str], *, column: float = 240.0, row: float = 70.0
+) -> tuple[dict[str, np.ndarray], float]:
     """Isolated nodes in rows wide enough for their names, about as wide as tall."""
     cols = max(1, round(math.sqrt(len(nodes) * row / column)))
     rows = math.ceil(len(nodes) / cols)

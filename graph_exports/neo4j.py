@@ -91,14 +91,23 @@ class PushStats:
 
     @property
     def relationships_per_second(self) -> float:
-        return self.relationship_count / self.relationship_seconds if self.relationship_seconds else 0.0
+        return (
+            self.relationship_count / self.relationship_seconds
+            if self.relationship_seconds
+            else 0.0
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "nodes": dict(self.nodes), "relationships": dict(self.relationships), "batches": self.batches,
-            "nodes_created": self.nodes_created, "relationships_created": self.relationships_created,
-            "relationships_deleted": self.relationships_deleted, "entities_deleted": self.entities_deleted,
-            "properties_set": self.properties_set, "seconds": round(self.seconds, 3),
+            "nodes": dict(self.nodes),
+            "relationships": dict(self.relationships),
+            "batches": self.batches,
+            "nodes_created": self.nodes_created,
+            "relationships_created": self.relationships_created,
+            "relationships_deleted": self.relationships_deleted,
+            "entities_deleted": self.entities_deleted,
+            "properties_set": self.properties_set,
+            "seconds": round(self.seconds, 3),
             "relationships_per_second": round(self.relationships_per_second, 1),
         }
 
@@ -113,6 +122,7 @@ class RemoveStats:
 
 
 # -- pure part ------------------------------------------------------------------------------------
+
 
 def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
     """Split ``items`` into lists of ``size`` (the last one shorter).
@@ -144,7 +154,10 @@ def neo4j_value(value: Any) -> Any:
         return value
     if isinstance(value, (list, tuple, set, frozenset)):
         items = sorted(value) if isinstance(value, (set, frozenset)) else list(value)
-        kinds = {bool if isinstance(v, bool) else (float if isinstance(v, (int, float)) else type(v)) for v in items}
+        kinds = {
+            bool if isinstance(v, bool) else (float if isinstance(v, (int, float)) else type(v))
+            for v in items
+        }
         if not items or (len(kinds) == 1 and kinds <= {str, bool, float} and None not in items):
             return items
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
@@ -177,7 +190,9 @@ def _evidence_props(evidence: list[dict[str, Any]] | None) -> dict[str, Any]:
     }
 
 
-def to_rows(graph: KnowledgeGraph | nx.MultiDiGraph) -> tuple[dict[str, list[dict]], dict[RelKey, list[dict]]]:
+def to_rows(
+    graph: KnowledgeGraph | nx.MultiDiGraph,
+) -> tuple[dict[str, list[dict]], dict[RelKey, list[dict]]]:
     """The rows :func:`push` sends, without a database.
 
     Returns:
@@ -197,13 +212,17 @@ def to_rows(graph: KnowledgeGraph | nx.MultiDiGraph) -> tuple[dict[str, list[dic
     for node_id, attrs in sorted(G.nodes(data=True), key=lambda item: str(item[0])):
         label = attrs.get("label")
         if label not in NODE_LABELS and label != RESULT_LABEL:
-            raise ExportError(f"node {node_id!r}: label {label!r} is not in the schema "
-                              f"({', '.join((*NODE_LABELS, RESULT_LABEL))})")
+            raise ExportError(
+                f"node {node_id!r}: label {label!r} is not in the schema "
+                f"({', '.join((*NODE_LABELS, RESULT_LABEL))})"
+            )
         node_id = str(node_id)
         if len(node_id.encode("utf-8", "surrogatepass")) > MAX_ID_BYTES:
-            raise ExportError(f"node {node_id[:60]!r}...: id is {len(node_id.encode('utf-8', 'surrogatepass')):,} "
-                              f"bytes, over the {MAX_ID_BYTES:,} a Neo4j index key holds; nothing was sent "
-                              "(kg build keeps ids within its limits: rebuild the graph)")
+            raise ExportError(
+                f"node {node_id[:60]!r}...: id is {len(node_id.encode('utf-8', 'surrogatepass')):,} "
+                f"bytes, over the {MAX_ID_BYTES:,} a Neo4j index key holds; nothing was sent "
+                "(kg build keeps ids within its limits: rebuild the graph)"
+            )
         labels[node_id] = label
         if label in ("Paper", RESULT_LABEL):
             props = _props(attrs, skip=("label", "id"))
@@ -218,30 +237,57 @@ def to_rows(graph: KnowledgeGraph | nx.MultiDiGraph) -> tuple[dict[str, list[dic
     for u, v, key, attrs in G.edges(keys=True, data=True):
         rel_type = attrs.get("type", key)
         if rel_type not in RELATION_TYPES:
-            raise ExportError(f"edge {u!r} -> {v!r}: type {rel_type!r} is not in the schema ({', '.join(RELATION_TYPES)})")
+            raise ExportError(
+                f"edge {u!r} -> {v!r}: type {rel_type!r} is not in the schema ({', '.join(RELATION_TYPES)})"
+            )
         start, end = str(u), str(v)
         group = (rel_type, labels[start], labels[end])
         evidence = attrs.get("evidence")
         plain = {"Paper", RESULT_LABEL}
         if labels[start] not in plain and labels[end] not in plain:
-            props = _props(attrs, skip=("type", "evidence", "papers", "support", "count", "weight",
-                                        "paper_counts", "paper_weights"))
+            props = _props(
+                attrs,
+                skip=(
+                    "type",
+                    "evidence",
+                    "papers",
+                    "support",
+                    "count",
+                    "weight",
+                    "paper_counts",
+                    "paper_weights",
+                ),
+            )
             ev = _evidence_props(evidence)
-            items = sorted(zip([_paper_key(str(e.get("paper_id", ""))) for e in evidence or ()],
-                               ev["evidence"], ev["sentences"]))   # the order the database keeps
+            items = sorted(
+                zip(
+                    [_paper_key(str(e.get("paper_id", ""))) for e in evidence or ()],
+                    ev["evidence"],
+                    ev["sentences"],
+                )
+            )  # the order the database keeps
             shares = _paper_shares(attrs)
-            rels[group].append({
-                "start": start, "end": end, "props": props, "papers": list(shares),
-                "paper_counts": [c for c, _ in shares.values()], "paper_weights": [w for _, w in shares.values()],
-                "evidence_papers": [i[0] for i in items], "evidence": [i[1] for i in items],
-                "sentences": [i[2] for i in items],
-            })
+            rels[group].append(
+                {
+                    "start": start,
+                    "end": end,
+                    "props": props,
+                    "papers": list(shares),
+                    "paper_counts": [c for c, _ in shares.values()],
+                    "paper_weights": [w for _, w in shares.values()],
+                    "evidence_papers": [i[0] for i in items],
+                    "evidence": [i[1] for i in items],
+                    "sentences": [i[2] for i in items],
+                }
+            )
         else:
             props = _props(attrs, skip=("type", "evidence", "papers", "support"))
             if evidence is not None:
                 props.update(_evidence_props(evidence))
             if labels[end] not in plain and G.nodes[v].get("name") is not None:
-                props["entity_name"] = str(G.nodes[v]["name"])   # this graph's vote for the entity's name
+                props["entity_name"] = str(
+                    G.nodes[v]["name"]
+                )  # this graph's vote for the entity's name
             rels[group].append({"start": start, "end": end, "props": props})
     for rows in rels.values():
         rows.sort(key=lambda row: (row["start"], row["end"]))
@@ -255,12 +301,24 @@ def _paper_shares(attrs: dict[str, Any]) -> dict[str, tuple[int, float]]:
     edge's count goes to its first paper and every paper gets the edge's weight.
     """
     papers = [str(p) for p in attrs.get("papers") or ()]
-    papers += [str(e["paper_id"]) for e in attrs.get("evidence") or () if e.get("paper_id") and str(e["paper_id"]) not in papers]
+    papers += [
+        str(e["paper_id"])
+        for e in attrs.get("evidence") or ()
+        if e.get("paper_id") and str(e["paper_id"]) not in papers
+    ]
     counts, weights = attrs.get("paper_counts"), attrs.get("paper_weights")
     weight = float(attrs.get("weight") or 0.0)
-    if not (isinstance(counts, list) and isinstance(weights, list) and len(counts) == len(weights) == len(attrs.get("papers") or ())):
+    if not (
+        isinstance(counts, list)
+        and isinstance(weights, list)
+        and len(counts) == len(weights) == len(attrs.get("papers") or ())
+    ):
         ordered = sorted(papers)
-        counts = [int(attrs.get("count") or 1) if p == ordered[0] else 0 for p in papers] if papers else []
+        counts = (
+            [int(attrs.get("count") or 1) if p == ordered[0] else 0 for p in papers]
+            if papers
+            else []
+        )
         weights = [weight] * len(papers)
     else:
         counts = list(counts) + [0] * (len(papers) - len(counts))
@@ -278,12 +336,16 @@ def _prune_rows(graph: nx.MultiDiGraph) -> list[dict]:
     keep: dict[str, list[str]] = {}
     for node_id, attrs in graph.nodes(data=True):
         if attrs.get("label") == "Paper":
-            keep[str(node_id)] = sorted(f"{attrs.get('type', k)}|{v}" for _, v, k, attrs in graph.out_edges(node_id, keys=True, data=True))
+            keep[str(node_id)] = sorted(
+                f"{attrs.get('type', k)}|{v}"
+                for _, v, k, attrs in graph.out_edges(node_id, keys=True, data=True)
+            )
     return [{"id": pid, "keep": keep[pid]} for pid in sorted(keep)]
 
 
 def node_statements(node_rows: dict[str, list[dict]]) -> list[tuple[str, list[dict]]]:
     """``(query, rows)`` per label, in the order a push runs them (each query takes ``$rows``)."""
+
     def query(label: str) -> str:
         if label == "Paper":
             return cypher.merge_paper_nodes()
@@ -291,7 +353,11 @@ def node_statements(node_rows: dict[str, list[dict]]) -> list[tuple[str, list[di
             return cypher.MERGE_RESULT_NODES
         return cypher.merge_entity_nodes(label)
 
-    return [(query(label), node_rows[label]) for label in (*NODE_LABELS, RESULT_LABEL) if node_rows.get(label)]
+    return [
+        (query(label), node_rows[label])
+        for label in (*NODE_LABELS, RESULT_LABEL)
+        if node_rows.get(label)
+    ]
 
 
 def relationship_statements(rel_rows: dict[RelKey, list[dict]]) -> list[tuple[str, list[dict]]]:
@@ -307,9 +373,12 @@ def relationship_statements(rel_rows: dict[RelKey, list[dict]]) -> list[tuple[st
 
 # -- database part --------------------------------------------------------------------------------
 
+
 def _where(driver) -> str:
     # the driver keeps its initial address privately; it is only used to word the message
-    address = getattr(driver, "_address", None) or getattr(getattr(driver, "_pool", None), "address", None)
+    address = getattr(driver, "_address", None) or getattr(
+        getattr(driver, "_pool", None), "address", None
+    )
     return f"Neo4j at {address}" if address else "Neo4j"
 
 
@@ -320,25 +389,46 @@ def _translate(exc: Exception, driver, database: str | None, during: str) -> Neo
     where = _where(driver)
     db = database or "the default database"
     if isinstance(exc, ne.AuthError):
-        return Neo4jError(f"{where} refused the user name or password; check --user/--password "
-                          "(NEO4J_USERNAME/NEO4J_PASSWORD)")
+        return Neo4jError(
+            f"{where} refused the user name or password; check --user/--password "
+            "(NEO4J_USERNAME/NEO4J_PASSWORD)"
+        )
     code = getattr(exc, "code", "") or ""
     if code == "Neo.ClientError.Database.DatabaseNotFound" or "DatabaseNotFound" in code:
-        return Neo4jError(f"{where} has no database {db!r}; pass an existing one with --database "
-                          "(NEO4J_DATABASE), e.g. 'neo4j' (Community has only that one)")
-    if isinstance(exc, (ne.ServiceUnavailable, ne.SessionExpired, ne.IncompleteCommit)) or isinstance(exc, OSError):
+        return Neo4jError(
+            f"{where} has no database {db!r}; pass an existing one with --database "
+            "(NEO4J_DATABASE), e.g. 'neo4j' (Community has only that one)"
+        )
+    if isinstance(
+        exc, (ne.ServiceUnavailable, ne.SessionExpired, ne.IncompleteCommit)
+    ) or isinstance(exc, OSError):
         if during == "connect":
-            return Neo4jError(f"cannot reach {where}: is the server running? start it (docker/neo4j.sh start, "
-                              "or docker compose -f docker/compose.yml up -d neo4j) or check --uri (NEO4J_URI)")
-        return Neo4jError(f"lost the connection to {where} {during}; start the server again and re-run the "
-                          "same command: the load is idempotent, nothing will be duplicated")
+            return Neo4jError(
+                f"cannot reach {where}: is the server running? start it (docker/neo4j.sh start, "
+                "or docker compose -f docker/compose.yml up -d neo4j) or check --uri (NEO4J_URI)"
+            )
+        return Neo4jError(
+            f"lost the connection to {where} {during}; start the server again and re-run the "
+            "same command: the load is idempotent, nothing will be duplicated"
+        )
     if isinstance(exc, ne.Neo4jError):
         message = (getattr(exc, "message", None) or str(exc)).splitlines()[0]
-        return Neo4jError(f"{where} rejected the statement {during}: {code or type(exc).__name__}: {message}")
-    return Neo4jError(f"{where} failed {during}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+        return Neo4jError(
+            f"{where} rejected the statement {during}: {code or type(exc).__name__}: {message}"
+        )
+    return Neo4jError(
+        f"{where} failed {during}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    )
 
 
-def _run(driver, query: str, params: dict[str, Any], database: str | None, stats: PushStats | None, during: str):
+def _run(
+    driver,
+    query: str,
+    params: dict[str, Any],
+    database: str | None,
+    stats: PushStats | None,
+    during: str,
+):
     import neo4j.exceptions as ne
 
     try:
@@ -366,8 +456,13 @@ def check_connection(driver, database: str | None = None) -> None:
     _run(driver, "RETURN 1", {}, database, None, "connect")
 
 
-def push(graph: KnowledgeGraph | nx.MultiDiGraph, driver, *, database: str | None = None,
-         batch_size: int = 1000) -> PushStats:
+def push(
+    graph: KnowledgeGraph | nx.MultiDiGraph,
+    driver,
+    *,
+    database: str | None = None,
+    batch_size: int = 1000,
+) -> PushStats:
     """Load ``graph`` into Neo4j; safe to repeat and to re-run after a failure.
 
     Args:
@@ -386,8 +481,9 @@ def push(graph: KnowledgeGraph | nx.MultiDiGraph, driver, *, database: str | Non
     """
     G = as_nx(graph, ExportError)
     node_rows, rel_rows = to_rows(G)
-    stats = PushStats(nodes={label: len(rows) for label, rows in node_rows.items()},
-                      relationships={})
+    stats = PushStats(
+        nodes={label: len(rows) for label, rows in node_rows.items()}, relationships={}
+    )
     for (rel_type, _, _), rows in rel_rows.items():
         stats.relationships[rel_type] = stats.relationships.get(rel_type, 0) + len(rows)
     t0 = time.perf_counter()
@@ -396,7 +492,9 @@ def push(graph: KnowledgeGraph | nx.MultiDiGraph, driver, *, database: str | Non
         _run(driver, statement, {}, database, None, "while creating the schema")
 
     done = 0
-    total = sum(len(rows) for rows in node_rows.values()) + sum(len(rows) for rows in rel_rows.values())
+    total = sum(len(rows) for rows in node_rows.values()) + sum(
+        len(rows) for rows in rel_rows.values()
+    )
 
     def progress() -> str:
         return f"during the push (after {done:,} of {total:,} rows)"
@@ -416,15 +514,21 @@ def push(graph: KnowledgeGraph | nx.MultiDiGraph, driver, *, database: str | Non
     touched = {row["id"] for label, rows in node_rows.items() if label != "Paper" for row in rows}
     dropped: set[str] = set()
     for batch in batched(_prune_rows(G), max(batch_size, 1000)):
-        for record in _run(driver, cypher.PRUNE_PAPER_EDGES, {"rows": batch}, database, stats, progress()):
+        for record in _run(
+            driver, cypher.PRUNE_PAPER_EDGES, {"rows": batch}, database, stats, progress()
+        ):
             dropped.update(record["targets"])
     for result_ids in batched(sorted(dropped), max(batch_size, 1000)):
         _run(driver, cypher.DELETE_ORPHAN_RESULTS, {"ids": result_ids}, database, stats, progress())
     ids = sorted(touched | dropped)
     for id_batch in batched(ids, max(batch_size, 1000)):
-        _run(driver, cypher.RECOMPUTE_ENTITY_SUPPORT, {"ids": id_batch}, database, stats, progress())
+        _run(
+            driver, cypher.RECOMPUTE_ENTITY_SUPPORT, {"ids": id_batch}, database, stats, progress()
+        )
     for id_batch in batched(sorted(dropped - touched), max(batch_size, 1000)):
-        for record in _run(driver, cypher.DELETE_ORPHAN_ENTITIES, {"ids": id_batch}, database, stats, progress()):
+        for record in _run(
+            driver, cypher.DELETE_ORPHAN_ENTITIES, {"ids": id_batch}, database, stats, progress()
+        ):
             stats.entities_deleted += record["deleted"]
     stats.node_seconds = t1 - t0
     stats.relationship_seconds = t2 - t1
@@ -476,11 +580,15 @@ def open_driver(uri: str, user: str | None = None, password: str | None = None, 
 
     scheme = uri.partition("://")[0].lower() if "://" in uri else ""
     if scheme not in BOLT_SCHEMES:
-        raise Neo4jError(f"bad Neo4j URI {uri!r}: kg talks Bolt, so the URI starts with "
-                         f"{', '.join(s + '://' for s in BOLT_SCHEMES)}; e.g. bolt://127.0.0.1:7687 "
-                         "(the Bolt port, not the browser's http port 7474)")
+        raise Neo4jError(
+            f"bad Neo4j URI {uri!r}: kg talks Bolt, so the URI starts with "
+            f"{', '.join(s + '://' for s in BOLT_SCHEMES)}; e.g. bolt://127.0.0.1:7687 "
+            "(the Bolt port, not the browser's http port 7474)"
+        )
     auth = (user or "neo4j", password) if password else None
     try:
         return neo4j.GraphDatabase.driver(uri, auth=auth, **config)
     except (ValueError, ne.ConfigurationError) as exc:
-        raise Neo4jError(f"bad Neo4j URI {uri!r}: {exc}; expected e.g. bolt://127.0.0.1:7687") from exc
+        raise Neo4jError(
+            f"bad Neo4j URI {uri!r}: {exc}; expected e.g. bolt://127.0.0.1:7687"
+        ) from exc

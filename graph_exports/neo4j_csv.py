@@ -69,12 +69,29 @@ def _column_type(values: list[Any]) -> str:
     kinds = set()
     for value in values:
         if isinstance(value, list):
-            inner = {("boolean" if isinstance(v, bool) else "long" if isinstance(v, int) else
-                      "double" if isinstance(v, float) else "string") for v in value}
+            inner = {
+                (
+                    "boolean"
+                    if isinstance(v, bool)
+                    else "long"
+                    if isinstance(v, int)
+                    else "double"
+                    if isinstance(v, float)
+                    else "string"
+                )
+                for v in value
+            }
             kinds.add(((inner.pop() if len(inner) == 1 else "string") if inner else "") + "[]")
         else:
-            kinds.add("boolean" if isinstance(value, bool) else "long" if isinstance(value, int) else
-                      "double" if isinstance(value, float) else "string")
+            kinds.add(
+                "boolean"
+                if isinstance(value, bool)
+                else "long"
+                if isinstance(value, int)
+                else "double"
+                if isinstance(value, float)
+                else "string"
+            )
     if kinds == {"long", "double"}:
         return "double"
     if kinds == {"[]"}:
@@ -95,19 +112,29 @@ def _cell(value: Any, column_type: str) -> str:
         items = value if isinstance(value, list) else [value]
         text = [("true" if v else "false") if isinstance(v, bool) else str(v) for v in items]
         if any(ARRAY_DELIMITER in t for t in text):
-            raise ExportError(f"an array value contains U+001F, the import's array delimiter: {text!r}")
+            raise ExportError(
+                f"an array value contains U+001F, the import's array delimiter: {text!r}"
+            )
         return ARRAY_DELIMITER.join(text)
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
 
 
-def _table(rows: list[dict[str, Any]], fixed: list[str]) -> tuple[list[str], list[str], list[list[str]]]:
+def _table(
+    rows: list[dict[str, Any]], fixed: list[str]
+) -> tuple[list[str], list[str], list[list[str]]]:
     """(header, property names, cells) for rows whose first columns are ``fixed``."""
     names = sorted({name for row in rows for name in row} - set(fixed))
-    types = {name: _column_type([row[name] for row in rows if row.get(name) is not None]) for name in names}
+    types = {
+        name: _column_type([row[name] for row in rows if row.get(name) is not None])
+        for name in names
+    }
     header = list(fixed) + [f"{name}:{types[name]}" for name in names]
-    cells = [[row[f] for f in fixed] + [_cell(row.get(name), types[name]) for name in names] for row in rows]
+    cells = [
+        [row[f] for f in fixed] + [_cell(row.get(name), types[name]) for name in names]
+        for row in rows
+    ]
     return header, names, cells
 
 
@@ -126,7 +153,11 @@ def to_neo4j_csv(graph: KnowledgeGraph | nx.MultiDiGraph) -> dict[str, list[list
                 for name in ("support", "mention_count"):
                     if attrs.get(name) is not None:
                         props[name] = attrs[name]
-            labels = label if label in ("Paper", RESULT_LABEL) else f"{label}{ARRAY_DELIMITER}{ENTITY_LABEL}"
+            labels = (
+                label
+                if label in ("Paper", RESULT_LABEL)
+                else f"{label}{ARRAY_DELIMITER}{ENTITY_LABEL}"
+            )
             flat.append({"id:ID": row["id"], ":LABEL": labels, **props})
         header, _, cells = _table(flat, ["id:ID", ":LABEL"])
         files[f"nodes-{label}.csv"] = [header, *cells]
@@ -135,13 +166,21 @@ def to_neo4j_csv(graph: KnowledgeGraph | nx.MultiDiGraph) -> dict[str, list[list
         for row in rows:
             props = dict(row["props"])
             if "papers" in row:  # entity -> entity: the same derived properties as a push
-                props.update(papers=row["papers"], paper_counts=row["paper_counts"],
-                             paper_weights=row["paper_weights"], count=sum(row["paper_counts"]),
-                             weight=max(row["paper_weights"], default=0.0), evidence=row["evidence"],
-                             sentences=row["sentences"], evidence_papers=row["evidence_papers"],
-                             support=len(row["papers"]), evidence_count=len(row["evidence"]))
+                props.update(
+                    papers=row["papers"],
+                    paper_counts=row["paper_counts"],
+                    paper_weights=row["paper_weights"],
+                    count=sum(row["paper_counts"]),
+                    weight=max(row["paper_weights"], default=0.0),
+                    evidence=row["evidence"],
+                    sentences=row["sentences"],
+                    evidence_papers=row["evidence_papers"],
+                    support=len(row["papers"]),
+                    evidence_count=len(row["evidence"]),
+                )
             by_type.setdefault(rel_type, []).append(
-                {":START_ID": row["start"], ":END_ID": row["end"], ":TYPE": rel_type, **props})
+                {":START_ID": row["start"], ":END_ID": row["end"], ":TYPE": rel_type, **props}
+            )
     for rel_type, rows in sorted(by_type.items()):
         header, _, cells = _table(rows, [":START_ID", ":END_ID", ":TYPE"])
         files[f"relationships-{rel_type}.csv"] = [header, *cells]
@@ -157,7 +196,9 @@ def write_neo4j_csv(graph: KnowledgeGraph | nx.MultiDiGraph, outdir: str | Path)
     try:
         outdir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ExportError(f"{outdir}: cannot write the Neo4j import files ({exc.strerror or exc})") from exc
+        raise ExportError(
+            f"{outdir}: cannot write the Neo4j import files ({exc.strerror or exc})"
+        ) from exc
     result = CsvImport(directory=outdir)
     with AtomicFiles() as files:
         for name, rows in to_neo4j_csv(graph).items():
@@ -172,7 +213,13 @@ def write_neo4j_csv(graph: KnowledgeGraph | nx.MultiDiGraph, outdir: str | Path)
                 result.relationships.append((kind, path.resolve()))
                 result.relationship_count += len(rows) - 1
         # picocli argument file: one quoted option per line (read by `neo4j-admin ... @import.args`)
-        files.write_text(outdir / "import.args",
-                         "".join('"' + a.replace("\\", "\\\\").replace('"', '\\"') + '"\n' for a in result.args()))
-        files.write_text(outdir / "schema.cypher", "".join(f"{stmt};\n" for stmt in schema_statements()))
+        files.write_text(
+            outdir / "import.args",
+            "".join(
+                '"' + a.replace("\\", "\\\\").replace('"', '\\"') + '"\n' for a in result.args()
+            ),
+        )
+        files.write_text(
+            outdir / "schema.cypher", "".join(f"{stmt};\n" for stmt in schema_statements())
+        )
     return result

@@ -28,9 +28,16 @@ OUTPUT_FILES = ("summary.json", "merges.jsonl", "graph.json", "graph.graphml", "
 STORE_FILE = "extractions.jsonl"
 
 
-def write_build_outputs(graph: KnowledgeGraph, merges: list[dict[str, Any]], summary: dict[str, Any],
-                        out: str | Path, *, html: bool = True, extractions: Iterable[Extraction] | None = None,
-                        pipeline: dict[str, Any] | None = None) -> list[Path]:
+def write_build_outputs(
+    graph: KnowledgeGraph,
+    merges: list[dict[str, Any]],
+    summary: dict[str, Any],
+    out: str | Path,
+    *,
+    html: bool = True,
+    extractions: Iterable[Extraction] | None = None,
+    pipeline: dict[str, Any] | None = None,
+) -> list[Path]:
     """Write a build's files into ``out``, all or none; returns their paths.
 
     ``extractions`` (with the ``pipeline`` fingerprint that made them) go to ``extractions.jsonl``
@@ -40,9 +47,12 @@ def write_build_outputs(graph: KnowledgeGraph, merges: list[dict[str, Any]], sum
         ExportError: a file could not be written; no file in ``out`` has changed.
     """
     out = Path(out)
-    with AtomicFiles() as files:   # smallest first, so that a full disk is met as early as can be
+    with AtomicFiles() as files:  # smallest first, so that a full disk is met as early as can be
         files.write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
-        files.write_text(out / "merges.jsonl", "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in merges))
+        files.write_text(
+            out / "merges.jsonl",
+            "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in merges),
+        )
         if extractions is not None:
             from kg.store import write_store
 

@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import networkx as nx
 
@@ -73,7 +74,11 @@ def overview(
     for n in shown:
         if label[n] != "Paper":
             continue
-        ents = {v for _u, v, k in g.out_edges(n, keys=True) if v in shown and k != "RELATED_TO" and label.get(v) != "Paper"}
+        ents = {
+            v
+            for _u, v, k in g.out_edges(n, keys=True)
+            if v in shown and k != "RELATED_TO" and label.get(v) != "Paper"
+        }
         entities_of[n] = ents
         df.update(ents)
     member = {n: i for i, c in enumerate(groups) for n in c}
@@ -170,7 +175,9 @@ def _periods(g, papers, entities_of, df, papers_total) -> list[list[Any]]:
     three years or more: the years cut so that each period holds about the same number of papers,
     ``top`` its five most distinctive entities (``[entity id, name, papers]``; share in the period
     times the page-wide IDF, as for the community's name)."""
-    dated = sorted((int(g.nodes[p]["year"]), p) for p in papers if isinstance(g.nodes[p].get("year"), int))
+    dated = sorted(
+        (int(g.nodes[p]["year"]), p) for p in papers if isinstance(g.nodes[p].get("year"), int)
+    )
     years = sorted({y for y, _ in dated})
     if len(years) < 3 or len(dated) < 2 * PERIODS:
         return []
@@ -189,9 +196,11 @@ def _periods(g, papers, entities_of, df, papers_total) -> list[list[Any]]:
         count: Counter[str] = Counter()
         for p in inside:
             count.update(entities_of.get(p, ()))
-        scored = sorted(((c / len(inside)) * math.log((papers_total + 1) / (df[e] + 0.5)), c, e)
-                        for e, c in count.items()
-                        if (c >= 2 or len(inside) <= 2) and df[e] <= general and 2 * df[e] <= papers_total)
+        scored = sorted(
+            ((c / len(inside)) * math.log((papers_total + 1) / (df[e] + 0.5)), c, e)
+            for e, c in count.items()
+            if (c >= 2 or len(inside) <= 2) and df[e] <= general and 2 * df[e] <= papers_total
+        )
         scored.sort(key=lambda t: (-t[0], -t[1], t[2]))
         top = [[e, str(g.nodes[e].get("name") or e), c] for _s, c, e in scored[:5]]
         out.append([lo, max(y for y, p in dated if lo <= y < hi), len(inside), top])

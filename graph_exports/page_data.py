@@ -40,8 +40,17 @@ from typing import Any
 
 from kg.schema import is_paper_node, paper_id_of, paper_node_id
 
-__all__ = ["pack", "unpack", "derive", "compress_if_large", "decompress", "split_details", "merge_details",
-           "STORE_VERSION", "COMPRESS_ABOVE"]
+__all__ = [
+    "pack",
+    "unpack",
+    "derive",
+    "compress_if_large",
+    "decompress",
+    "split_details",
+    "merge_details",
+    "STORE_VERSION",
+    "COMPRESS_ABOVE",
+]
 
 STORE_VERSION = 1
 #: Pages whose data is larger than this (bytes of JSON) carry it gzip'd in base64
@@ -50,8 +59,18 @@ STORE_VERSION = 1
 #: element of type application/octet-stream, which the browser never parses as JavaScript.
 COMPRESS_ABOVE = 500_000
 
-_PAPER_KEYS = ("paperTitle", "titleDerived", "year", "venue", "authors", "keywords", "abstract", "mentions", "source",
-               "results")
+_PAPER_KEYS = (
+    "paperTitle",
+    "titleDerived",
+    "year",
+    "venue",
+    "authors",
+    "keywords",
+    "abstract",
+    "mentions",
+    "source",
+    "results",
+)
 
 
 class _Table:
@@ -82,7 +101,9 @@ def _sentence_at(abstract: str, sentence: str, near: int) -> tuple[int, int] | N
     return None if best is None else (best, best + len(sentence))
 
 
-def pack(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def pack(
+    nodes: list[dict[str, Any]], edges: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """``(vis_nodes, store)`` for the page; see the module docstring."""
     index = {n["id"]: i for i, n in enumerate(nodes)}
     kinds, types, strings = _Table(), _Table(), _Table()
@@ -104,8 +125,17 @@ def pack(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[list
     papers, entities = [], []
     abstracts: dict[str, str] = {}
     for i, n in enumerate(nodes):
-        vis_nodes.append({"id": n["id"], "label": n["label"], "shape": n["shape"], "color": n["lc"],
-                          "size": round(n["size"], 1), "x": round(n["x"]), "y": round(n["y"])})
+        vis_nodes.append(
+            {
+                "id": n["id"],
+                "label": n["label"],
+                "shape": n["shape"],
+                "color": n["lc"],
+                "size": round(n["size"], 1),
+                "x": round(n["x"]),
+                "y": round(n["y"]),
+            }
+        )
         kind.append(kinds.index(n["kind"]))
         name.append(None if n["name"] == n["label"] else n["name"])
         deg.append(n["deg"])
@@ -121,28 +151,32 @@ def pack(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[list
                     continue
                 entity = ref(m[3] if len(m) > 3 and m[3] else "")
                 flat += [int(m[0]), int(m[1]), strings.index(str(m[2])), entity]
-            papers.append([
-                i,
-                1 if n.get("paperTitle") == n["name"] else n.get("paperTitle"),
-                1 if n.get("titleDerived") else 0,
-                n.get("year"),
-                strings.index(n.get("venue")) if n.get("venue") else -1,
-                n.get("authors") or [],
-                n.get("keywords") or [],
-                abstract,
-                flat,
-                n.get("source"),
-                [list(r) for r in n.get("results") or []],
-            ])
+            papers.append(
+                [
+                    i,
+                    1 if n.get("paperTitle") == n["name"] else n.get("paperTitle"),
+                    1 if n.get("titleDerived") else 0,
+                    n.get("year"),
+                    strings.index(n.get("venue")) if n.get("venue") else -1,
+                    n.get("authors") or [],
+                    n.get("keywords") or [],
+                    abstract,
+                    flat,
+                    n.get("source"),
+                    [list(r) for r in n.get("results") or []],
+                ]
+            )
         else:
             aliases = n.get("aliases") or []
-            entities.append([
-                i,
-                None if aliases == [n["name"]] else aliases,
-                n.get("support", 0),
-                n.get("mentionCount"),
-                n.get("papersTotal", 0),
-            ])
+            entities.append(
+                [
+                    i,
+                    None if aliases == [n["name"]] else aliases,
+                    n.get("support", 0),
+                    n.get("mentionCount"),
+                    n.get("papersTotal", 0),
+                ]
+            )
 
     e_from, e_to, e_type, e_weight, e_count, e_ev, e_total = [], [], [], [], [], [], []
     e_rel: list[list[Any] | None] = []
@@ -160,7 +194,11 @@ def pack(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[list
             t = ev.get("end")
             s = int(s) if isinstance(s, int) else -1
             t = int(t) if isinstance(t, int) else -1
-            where = _sentence_at(abstracts.get(pid, ""), str(ev.get("sentence") or ""), s) if pid in index else None
+            where = (
+                _sentence_at(abstracts.get(pid, ""), str(ev.get("sentence") or ""), s)
+                if pid in index
+                else None
+            )
             row: list[Any] = [index.get(pid, -1), s, t]
             row += list(where) if where else [str(ev.get("sentence") or "")]
             row += [strings.index(ev.get("extractor")), ev.get("score")]
@@ -168,8 +206,13 @@ def pack(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[list
         e_ev.append(packed or None)
         e_total.append(e.get("evidenceTotal", 0))
         if e["type"] == "RELATED_TO":
-            e_rel.append([[ref(s, name) for s, name in e.get("shared") or []], e.get("sharedTotal", 0),
-                          [strings.index(t) for t in e.get("sharedTerms") or []]])
+            e_rel.append(
+                [
+                    [ref(s, name) for s, name in e.get("shared") or []],
+                    e.get("sharedTotal", 0),
+                    [strings.index(t) for t in e.get("sharedTerms") or []],
+                ]
+            )
         else:
             e_rel.append(None)
 
@@ -178,17 +221,32 @@ def pack(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> tuple[list
         "kinds": kinds.items,
         "types": types.items,
         "strings": strings.items,
-        "kind": kind, "name": name, "deg": deg, "sup": sup, "comm": comm, "yr": yr,
+        "kind": kind,
+        "name": name,
+        "deg": deg,
+        "sup": sup,
+        "comm": comm,
+        "yr": yr,
         "papers": papers,
         "entities": entities,
         "ext": [[eid, ext_names[k]] for eid, k in ext.items()],
-        "edges": {"from": e_from, "to": e_to, "type": e_type, "weight": e_weight, "count": e_count,
-                  "ev": e_ev, "evTotal": e_total, "rel": e_rel},
+        "edges": {
+            "from": e_from,
+            "to": e_to,
+            "type": e_type,
+            "weight": e_weight,
+            "count": e_count,
+            "ev": e_ev,
+            "evTotal": e_total,
+            "rel": e_rel,
+        },
     }
     return vis_nodes, store
 
 
-def unpack(vis_nodes: list[dict[str, Any]], store: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def unpack(
+    vis_nodes: list[dict[str, Any]], store: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The node and edge records the page rebuilds from ``vis_nodes`` and ``store``.
 
     Nodes carry ``id``, ``label``, ``shape``, ``size``, ``x``, ``y``, ``kind``, ``name``, ``deg``,
@@ -201,13 +259,23 @@ def unpack(vis_nodes: list[dict[str, Any]], store: dict[str, Any]) -> tuple[list
     kinds, types, strings, ext = store["kinds"], store["types"], store["strings"], store["ext"]
     nodes = []
     for i, v in enumerate(vis_nodes):
-        nodes.append({
-            "id": v["id"], "label": v["label"], "shape": v["shape"], "size": v["size"], "x": v["x"],
-            "y": v["y"], "lc": v["color"], "kind": kinds[store["kind"][i]],
-            "name": store["name"][i] if store["name"][i] is not None else v["label"],
-            "deg": store["deg"][i], "sup": store["sup"][i], "comm": store["comm"][i],
-            "yr": (store.get("yr") or [None] * len(vis_nodes))[i],
-        })
+        nodes.append(
+            {
+                "id": v["id"],
+                "label": v["label"],
+                "shape": v["shape"],
+                "size": v["size"],
+                "x": v["x"],
+                "y": v["y"],
+                "lc": v["color"],
+                "kind": kinds[store["kind"][i]],
+                "name": store["name"][i] if store["name"][i] is not None else v["label"],
+                "deg": store["deg"][i],
+                "sup": store["sup"][i],
+                "comm": store["comm"][i],
+                "yr": (store.get("yr") or [None] * len(vis_nodes))[i],
+            }
+        )
 
     def entity_id(r: int) -> str:
         return nodes[r]["id"] if r >= 0 else ext[-1 - r][0]
@@ -222,21 +290,39 @@ def unpack(vis_nodes: list[dict[str, Any]], store: dict[str, Any]) -> tuple[list
         for j in range(0, len(flat), 4):
             eid = entity_id(flat[j + 3])
             mentions.append([flat[j], flat[j + 1], strings[flat[j + 2]], *([eid] if eid else [])])
-        n.update(paperTitle=n["name"] if p[1] == 1 else p[1], titleDerived=bool(p[2]), year=p[3],
-                 venue=strings[p[4]] if p[4] >= 0 else None, authors=p[5], keywords=p[6], abstract=p[7],
-                 mentions=mentions, source=p[9], results=p[10] if len(p) > 10 else [])
+        n.update(
+            paperTitle=n["name"] if p[1] == 1 else p[1],
+            titleDerived=bool(p[2]),
+            year=p[3],
+            venue=strings[p[4]] if p[4] >= 0 else None,
+            authors=p[5],
+            keywords=p[6],
+            abstract=p[7],
+            mentions=mentions,
+            source=p[9],
+            results=p[10] if len(p) > 10 else [],
+        )
     for ent in store["entities"]:
         n = nodes[ent[0]]
-        n.update(aliases=ent[1] if ent[1] is not None else [n["name"]], support=ent[2], mentionCount=ent[3],
-                 papersTotal=ent[4])
+        n.update(
+            aliases=ent[1] if ent[1] is not None else [n["name"]],
+            support=ent[2],
+            mentionCount=ent[3],
+            papersTotal=ent[4],
+        )
 
     es = store["edges"]
     edges = []
     for j in range(len(es["from"])):
         rec: dict[str, Any] = {
-            "id": f"e{j}", "from": nodes[es["from"][j]]["id"], "to": nodes[es["to"][j]]["id"],
-            "type": types[es["type"][j]], "weight": es["weight"][j], "count": es["count"][j],
-            "evidenceTotal": es["evTotal"][j], "evidence": [],
+            "id": f"e{j}",
+            "from": nodes[es["from"][j]]["id"],
+            "to": nodes[es["to"][j]]["id"],
+            "type": types[es["type"][j]],
+            "weight": es["weight"][j],
+            "count": es["count"][j],
+            "evidenceTotal": es["evTotal"][j],
+            "evidence": [],
         }
         for row in es["ev"][j] or []:
             paper = nodes[row[0]] if row[0] >= 0 else None
@@ -244,11 +330,15 @@ def unpack(vis_nodes: list[dict[str, Any]], store: dict[str, Any]) -> tuple[list
             if isinstance(row[3], str):
                 sentence, rest = row[3], row[4:]
             else:
-                sentence, rest = cps[row[3]:row[4]], row[5:]
-            ev: dict[str, Any] = {"sentence": sentence, "extractor": strings[rest[0]], "score": rest[1],
-                                  "paper_id": paper_id_of(paper["id"]) if paper else None}
+                sentence, rest = cps[row[3] : row[4]], row[5:]
+            ev: dict[str, Any] = {
+                "sentence": sentence,
+                "extractor": strings[rest[0]],
+                "score": rest[1],
+                "paper_id": paper_id_of(paper["id"]) if paper else None,
+            }
             if row[1] >= 0:
-                ev.update(start=row[1], end=row[2], text=cps[row[1]:row[2]])
+                ev.update(start=row[1], end=row[2], text=cps[row[1] : row[2]])
             rec["evidence"].append(ev)
         rel = es["rel"][j]
         if rel is not None:
@@ -281,7 +371,9 @@ def derive(nodes: list[dict[str, Any]], edges: list[dict[str, Any]], meta: dict[
             papers.setdefault(b["id"], set()).add(a["id"])
         if e["type"] == "RELATED_TO":
             e["hidden"] = meta.get("view") == "knowledge"
-            names = [name for _id, name in e.get("shared") or []] or list(e.get("sharedTerms") or [])
+            names = [name for _id, name in e.get("shared") or []] or list(
+                e.get("sharedTerms") or []
+            )
             if meta.get("view") == "papers" and names:
                 more = f" +{len(names) - 2}" if len(names) > 2 else ""
                 e["label"] = _short(", ".join(names[:2]), 32) + more
@@ -333,7 +425,9 @@ def merge_details(core: dict[str, Any], details: dict[str, Any]) -> dict[str, An
     return store
 
 
-def compress_if_large(vis_nodes: list[dict[str, Any]], store: dict[str, Any], *, above: int | None = None) -> dict[str, Any] | None:
+def compress_if_large(
+    vis_nodes: list[dict[str, Any]], store: dict[str, Any], *, above: int | None = None
+) -> dict[str, Any] | None:
     """``{"gz": ..., "details": ...}`` (base64 of gzip'd JSON: ``{nodes, store}`` without the
     details, and the details, see :func:`split_details`) when the data is larger than ``above``
     bytes (default ``COMPRESS_ABOVE``), else ``None``. The page draws from the first part and
@@ -341,14 +435,20 @@ def compress_if_large(vis_nodes: list[dict[str, Any]], store: dict[str, Any], *,
     bytes (gzip mtime 0)."""
     import json
 
-    size = len(json.dumps({"nodes": vis_nodes, "store": store}, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    size = len(
+        json.dumps(
+            {"nodes": vis_nodes, "store": store}, ensure_ascii=False, separators=(",", ":")
+        ).encode("utf-8")
+    )
     if size <= (COMPRESS_ABOVE if above is None else above):
         return None
     core, details = split_details(store)
     return {"gz": _gz({"nodes": vis_nodes, "store": core}), "details": _gz(details)}
 
 
-def decompress(vis_nodes: list[dict[str, Any]], store: dict[str, Any], page: str | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def decompress(
+    vis_nodes: list[dict[str, Any]], store: dict[str, Any], page: str | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The ``(vis_nodes, store)`` of a page, inflating a compressed store (see
     :func:`compress_if_large`); a plain one is returned as it is. A page keeps the compressed
     parts in ``<script type="application/octet-stream" id="kg-blob">`` and ``id="kg-details"``
@@ -358,7 +458,9 @@ def decompress(vis_nodes: list[dict[str, Any]], store: dict[str, Any], page: str
         import re
 
         def blob(name: str) -> str:
-            match = re.search(rf'<script type="application/octet-stream" id="{name}">([^<]*)</script>', page or "")
+            match = re.search(
+                rf'<script type="application/octet-stream" id="{name}">([^<]*)</script>', page or ""
+            )
             if match is None:
                 raise ValueError("the page keeps its data in blobs; pass the page's text")
             return match.group(1).strip()

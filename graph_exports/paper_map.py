@@ -74,7 +74,10 @@ def find_paper(G: nx.MultiDiGraph, name: str) -> str:
 def _related(G: nx.MultiDiGraph, paper: str) -> dict[str, tuple[float, dict]]:
     """RELATED_TO neighbours of ``paper``: id -> (weight, edge data)."""
     out: dict[str, tuple[float, dict]] = {}
-    for u, v, key, data in (*G.out_edges(paper, keys=True, data=True), *G.in_edges(paper, keys=True, data=True)):
+    for u, v, key, data in (
+        *G.out_edges(paper, keys=True, data=True),
+        *G.in_edges(paper, keys=True, data=True),
+    ):
         if key != "RELATED_TO" and data.get("type") != "RELATED_TO":
             continue
         other = v if u == paper else u
@@ -87,8 +90,11 @@ def _related(G: nx.MultiDiGraph, paper: str) -> dict[str, tuple[float, dict]]:
 
 
 def _entities(G: nx.MultiDiGraph, paper: str) -> set[str]:
-    return {v for _u, v, k in G.out_edges(paper, keys=True)
-            if k != "RELATED_TO" and G.nodes[v].get("label") != "Paper"}
+    return {
+        v
+        for _u, v, k in G.out_edges(paper, keys=True)
+        if k != "RELATED_TO" and G.nodes[v].get("label") != "Paper"
+    }
 
 
 def paper_map(G: nx.MultiDiGraph, paper: str, *, size: int = MAP_SIZE) -> list[Related]:
@@ -109,7 +115,9 @@ def paper_map(G: nx.MultiDiGraph, paper: str, *, size: int = MAP_SIZE) -> list[R
     mine = _entities(G, paper)
     for other, (w, data) in ranked:
         shared = sorted({str(s) for s in data.get("shared") or ()} | (mine & _entities(G, other)))
-        out.append(Related(other, w, 1, None, shared, [str(t) for t in data.get("shared_terms") or ()]))
+        out.append(
+            Related(other, w, 1, None, shared, [str(t) for t in data.get("shared_terms") or ()])
+        )
     if len(out) < size:
         second: dict[str, tuple[float, str]] = {}
         for n, (w1, _data) in first.items():
@@ -120,6 +128,8 @@ def paper_map(G: nx.MultiDiGraph, paper: str, *, size: int = MAP_SIZE) -> list[R
                 best = second.get(p)
                 if best is None or score > best[0] or (score == best[0] and n < best[1]):
                     second[p] = (score, n)
-        for other, (score, via) in sorted(second.items(), key=lambda item: (-item[1][0], item[0]))[: size - len(out)]:
+        for other, (score, via) in sorted(second.items(), key=lambda item: (-item[1][0], item[0]))[
+            : size - len(out)
+        ]:
             out.append(Related(other, score, 2, via, sorted(mine & _entities(G, other)), []))
     return out

@@ -6,8 +6,9 @@ up with :func:`kg.traverse.matches`, the same lookup as ``KnowledgeGraph.find``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import networkx as nx
 
@@ -19,7 +20,6 @@ __all__ = ["VIEWS", "SIZE_BY", "Selection", "resolve_focus", "select", "check_op
 
 VIEWS: tuple[str, ...] = ("knowledge", "papers")
 SIZE_BY: tuple[str, ...] = ("degree", "support")
-
 
 
 @dataclass(frozen=True)
@@ -192,7 +192,9 @@ def select(
         edge_ok = lambda k, d: True  # noqa: E731
     total_nodes = len(nodes)
     total_edges = sum(
-        1 for u, v, k, d in g.edges(keys=True, data=True) if u in nodes and v in nodes and edge_ok(k, d)
+        1
+        for u, v, k, d in g.edges(keys=True, data=True)
+        if u in nodes and v in nodes and edge_ok(k, d)
     )
 
     def drop(reason: str, gone: set[str]) -> None:
@@ -206,14 +208,12 @@ def select(
         drop(f"labels other than {', '.join(sorted(keep_labels))}", gone)
     if min_support > 1:
         gone = {
-            n for n in nodes
-            if _label(g.nodes[n]) != "Paper" and _support(g.nodes[n]) < min_support
+            n for n in nodes if _label(g.nodes[n]) != "Paper" and _support(g.nodes[n]) < min_support
         }
         drop(f"entities with support below {min_support}", gone)
     if years is not None and (years[0] is not None or years[1] is not None):
         papers_out = {
-            n for n in nodes
-            if _label(g.nodes[n]) == "Paper" and not _in_years(g.nodes[n], years)
+            n for n in nodes if _label(g.nodes[n]) == "Paper" and not _in_years(g.nodes[n], years)
         }
         drop(f"papers outside {_year_text(years)} or without a year", papers_out)
         orphans = set()
@@ -272,7 +272,10 @@ def select(
         for n in gone:
             label = _label(g.nodes[n]) or "other"
             by_label[label] = by_label.get(label, 0) + 1
-        drop(f"max {max_nodes} nodes: papers and entities in their shares, the least supported of each", gone)
+        drop(
+            f"max {max_nodes} nodes: papers and entities in their shares, the least supported of each",
+            gone,
+        )
         sub = sub.subgraph(nodes).copy()
 
     edges = sorted((u, v, str(k)) for u, v, k in sub.edges(keys=True))

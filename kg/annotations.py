@@ -20,14 +20,19 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
 
 from .errors import KgError
 
 LABELS = ("METHOD", "DATASET", "TASK", "METRIC")
-ROLES = {"METHOD": ("proposed", "used"), "DATASET": ("proposed", "used"), "TASK": (None, "proposed"), "METRIC": (None, "proposed")}
+ROLES = {
+    "METHOD": ("proposed", "used"),
+    "DATASET": ("proposed", "used"),
+    "TASK": (None, "proposed"),
+    "METRIC": (None, "proposed"),
+}
 
 
 class AnnotationError(KgError, ValueError):
@@ -38,7 +43,7 @@ class AnnotationError(KgError, ValueError):
 class GoldEntity:
     name: str
     label: str
-    role: Optional[str]
+    role: str | None
     mentions: list[tuple[int, int]]
 
     def surfaces(self, text: str) -> list[str]:
@@ -65,7 +70,12 @@ class GoldAbstract:
             "source": self.source,
             "text": self.text,
             "entities": [
-                {"name": e.name, "label": e.label, "role": e.role, "mentions": [list(m) for m in e.mentions]}
+                {
+                    "name": e.name,
+                    "label": e.label,
+                    "role": e.role,
+                    "mentions": [list(m) for m in e.mentions],
+                }
                 for e in self.entities
             ],
             "annotator": self.annotator,
@@ -96,7 +106,12 @@ def validate_record(obj: object, where: str) -> GoldAbstract:
         tag = f"entity {i}"
         if not isinstance(ent, dict):
             raise fail(f"{tag} is not an object")
-        name, label, role, mentions = ent.get("name"), ent.get("label"), ent.get("role"), ent.get("mentions")
+        name, label, role, mentions = (
+            ent.get("name"),
+            ent.get("label"),
+            ent.get("role"),
+            ent.get("mentions"),
+        )
         if not isinstance(name, str) or not name.strip():
             raise fail(f"{tag} has no name")
         tag = f"entity {name!r}"
@@ -108,7 +123,11 @@ def validate_record(obj: object, where: str) -> GoldAbstract:
             raise fail(f"{tag} has no mentions")
         spans: list[tuple[int, int]] = []
         for m in mentions:
-            if not (isinstance(m, list) and len(m) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in m)):
+            if not (
+                isinstance(m, list)
+                and len(m) == 2
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in m)
+            ):
                 raise fail(f"{tag}: mention {m!r} is not [start, end]")
             s, e = m
             if not 0 <= s < e <= len(text):
@@ -131,7 +150,11 @@ def validate_record(obj: object, where: str) -> GoldAbstract:
     dup = {n for n in names if names.count(n) > 1}
     if dup:
         raise fail(f"entity names repeated: {sorted(dup)}")
-    extra = {k: v for k, v in obj.items() if k not in {"id", "source", "text", "entities", "annotator", "pass"}}
+    extra = {
+        k: v
+        for k, v in obj.items()
+        if k not in {"id", "source", "text", "entities", "annotator", "pass"}
+    }
     return GoldAbstract(
         id=obj["id"],
         source=str(obj.get("source", "")),
@@ -174,7 +197,9 @@ def load(paths: Iterable[str | Path]) -> list[GoldAbstract]:
     return out
 
 
-def project(text: str, target: str, spans: Iterable[tuple[int, int]]) -> list[tuple[int, int] | None]:
+def project(
+    text: str, target: str, spans: Iterable[tuple[int, int]]
+) -> list[tuple[int, int] | None]:
     """Map ``[start, end)`` spans of ``text`` onto ``target``, a copy with markup dropped and white
     space collapsed (``kg.corpus.normalise_abstract``): what kg extracts from. A span whose first or
     last character was dropped maps to None.
@@ -246,11 +271,15 @@ def resolve_draft(text: str, entities: list[dict]) -> tuple[list[dict], list[str
         forms = ent.get("forms") or [ent.get("name", "")]
         for form in forms:
             if not form or form != form.strip():
-                errors.append(f"{ent.get('name')!r}: form {form!r} is empty or has white space at its ends")
+                errors.append(
+                    f"{ent.get('name')!r}: form {form!r} is empty or has white space at its ends"
+                )
                 continue
             occ = _occurrences(text, form)
             if not occ:
-                errors.append(f"{ent.get('name')!r}: form {form!r} does not occur in the text as whole words")
+                errors.append(
+                    f"{ent.get('name')!r}: form {form!r} does not occur in the text as whole words"
+                )
             candidates.extend((s, e, i) for s, e in occ)
     # longest first, then leftmost; drop exact duplicates (two entities listing one form) with an error
     chosen: list[tuple[int, int, int]] = []
@@ -269,9 +298,18 @@ def resolve_draft(text: str, entities: list[dict]) -> tuple[list[dict], list[str
     for i, ent in enumerate(entities):
         spans = sorted((s, e) for s, e, j in chosen if j == i)
         if not spans:
-            errors.append(f"{ent.get('name')!r}: no mention left (every form is inside a longer one)")
+            errors.append(
+                f"{ent.get('name')!r}: no mention left (every form is inside a longer one)"
+            )
             continue
-        out.append({"name": ent.get("name"), "label": ent.get("label"), "role": ent.get("role"), "mentions": [list(x) for x in spans]})
+        out.append(
+            {
+                "name": ent.get("name"),
+                "label": ent.get("label"),
+                "role": ent.get("role"),
+                "mentions": [list(x) for x in spans],
+            }
+        )
     covered = [(s, e) for s, e, _ in chosen]
 
     def is_covered(s: int, e: int) -> bool:
@@ -291,5 +329,7 @@ def resolve_draft(text: str, entities: list[dict]) -> tuple[list[dict], list[str
                 word_s -= 1
             while word_e < len(text) and _word_char(text[word_e]):
                 word_e += 1
-            warnings.append(f"unannotated {text[word_s:word_e]!r} at [{word_s}, {word_e}] looks like form {form!r}")
+            warnings.append(
+                f"unannotated {text[word_s:word_e]!r} at [{word_s}, {word_e}] looks like form {form!r}"
+            )
     return out, errors, warnings

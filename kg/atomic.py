@@ -49,11 +49,17 @@ class AtomicFiles:
     """
 
     def __init__(self) -> None:
-        self._staged: list[tuple[Path, Path]] = []   # (temporary file, target)
+        self._staged: list[tuple[Path, Path]] = []  # (temporary file, target)
 
     @contextlib.contextmanager
-    def open(self, path: str | Path, mode: str = "w", *, encoding: str | None = "utf-8",
-             newline: str | None = None) -> Iterator[IO[Any]]:
+    def open(
+        self,
+        path: str | Path,
+        mode: str = "w",
+        *,
+        encoding: str | None = "utf-8",
+        newline: str | None = None,
+    ) -> Iterator[IO[Any]]:
         """A handle on a temporary file beside ``path`` that becomes ``path`` at :meth:`commit`."""
         path = Path(path)
         binary = "b" in mode
@@ -65,13 +71,16 @@ class AtomicFiles:
         temp_path = Path(temp)
         self._staged.append((temp_path, path))
         try:
-            with os.fdopen(fd, mode, encoding=None if binary else encoding,
-                           newline=None if binary else newline) as handle:
+            with os.fdopen(
+                fd, mode, encoding=None if binary else encoding, newline=None if binary else newline
+            ) as handle:
                 yield handle
                 handle.flush()
                 os.fsync(handle.fileno())
         except OSError as exc:
-            raise ExportError(f"{path}: cannot write ({_problem(exc)}); the previous file is unchanged") from exc
+            raise ExportError(
+                f"{path}: cannot write ({_problem(exc)}); the previous file is unchanged"
+            ) from exc
 
     def write_text(self, path: str | Path, text: str) -> Path:
         with self.open(path) as handle:
@@ -131,8 +140,14 @@ def _fsync_folder(folder: Path) -> None:
 
 
 @contextlib.contextmanager
-def atomic_open(path: str | Path, mode: str = "w", *, files: AtomicFiles | None = None,
-                encoding: str | None = "utf-8", newline: str | None = None) -> Iterator[IO[Any]]:
+def atomic_open(
+    path: str | Path,
+    mode: str = "w",
+    *,
+    files: AtomicFiles | None = None,
+    encoding: str | None = "utf-8",
+    newline: str | None = None,
+) -> Iterator[IO[Any]]:
     """Open ``path`` for writing through ``files``, or on its own when ``files`` is None (then it
     is renamed into place as soon as the ``with`` block ends)."""
     if files is not None:

@@ -68,11 +68,19 @@ class BuildResult:
     extractions: list[Extraction] = field(default_factory=list)
 
 
-def build_from_papers(papers: Iterable[Paper], nlp: Language, *, batch_size: int = 64,
-                      related_k: int = 10, on_paper: Callable[[Paper, list[Mention]], None] | None = None,
-                      on_error: Callable[[BadRecord], None] | None = None, limits: Limits = LIMITS,
-                      workers: int = 1, cached: Mapping[tuple[str, str], Extraction] | None = None,
-                      extractor: Extractor | None = None) -> BuildResult:
+def build_from_papers(
+    papers: Iterable[Paper],
+    nlp: Language,
+    *,
+    batch_size: int = 64,
+    related_k: int = 10,
+    on_paper: Callable[[Paper, list[Mention]], None] | None = None,
+    on_error: Callable[[BadRecord], None] | None = None,
+    limits: Limits = LIMITS,
+    workers: int = 1,
+    cached: Mapping[tuple[str, str], Extraction] | None = None,
+    extractor: Extractor | None = None,
+) -> BuildResult:
     """Extract, resolve and assemble ``papers`` (an iterable, consumed once).
 
     A paper longer than the pipeline's ``nlp.max_length`` is skipped (reported to ``on_error``), and
@@ -106,11 +114,17 @@ def build_from_papers(papers: Iterable[Paper], nlp: Language, *, batch_size: int
                 continue
             too_long += 1
             if on_error is not None:
-                on_error(BadRecord(paper.source or f"paper {paper.id}", None,
-                                   f"abstract is {len(paper.abstract):,} characters, over the pipeline's "
-                                   f"limit of {nlp.max_length:,} (nlp.max_length); paper skipped"))
+                on_error(
+                    BadRecord(
+                        paper.source or f"paper {paper.id}",
+                        None,
+                        f"abstract is {len(paper.abstract):,} characters, over the pipeline's "
+                        f"limit of {nlp.max_length:,} (nlp.max_length); paper skipped",
+                    )
+                )
 
     if extractor is None:
+
         def extractor(stream: Iterable[Paper]) -> Iterator[Extraction]:
             return extract_parallel(nlp, stream, workers=workers, batch_size=batch_size)
 
@@ -166,8 +180,9 @@ def build_from_papers(papers: Iterable[Paper], nlp: Language, *, batch_size: int
 Extractor = Callable[[Iterable[Paper]], Iterator[Extraction]]
 
 
-def _with_cache(papers: Iterable[Paper], cached: Mapping[tuple[str, str], Extraction],
-                extractor: Extractor) -> Iterator[Extraction]:
+def _with_cache(
+    papers: Iterable[Paper], cached: Mapping[tuple[str, str], Extraction], extractor: Extractor
+) -> Iterator[Extraction]:
     """Every paper's extraction in input order: cached ones as they are, the others through
     ``extractor`` (which may read ahead of what it has yielded)."""
     stream = iter(papers)
@@ -202,11 +217,22 @@ def _with_cache(papers: Iterable[Paper], cached: Mapping[tuple[str, str], Extrac
             close()
 
 
-def build(inputs: Iterable[str | Path], nlp: Language, *, fmt: str = "auto", fields: dict[str, str] | None = None,
-          strict: bool = False, max_chars: int = 100_000, batch_size: int = 64, related_k: int = 10,
-          on_error: Callable[[BadRecord], None] | None = None,
-          on_paper: Callable[[Paper, list[Mention]], None] | None = None, workers: int = 1,
-          update: str | Path | None = None, extractor: Extractor | None = None) -> BuildResult:
+def build(
+    inputs: Iterable[str | Path],
+    nlp: Language,
+    *,
+    fmt: str = "auto",
+    fields: dict[str, str] | None = None,
+    strict: bool = False,
+    max_chars: int = 100_000,
+    batch_size: int = 64,
+    related_k: int = 10,
+    on_error: Callable[[BadRecord], None] | None = None,
+    on_paper: Callable[[Paper, list[Mention]], None] | None = None,
+    workers: int = 1,
+    update: str | Path | None = None,
+    extractor: Extractor | None = None,
+) -> BuildResult:
     """Read ``inputs`` and build their graph; bad records are reported and counted, not fatal
     (unless ``strict``).
 
@@ -223,8 +249,10 @@ def build(inputs: Iterable[str | Path], nlp: Language, *, fmt: str = "auto", fie
         StoreError: ``update`` has no readable extraction store of this pipeline.
     """
     if max_chars > nlp.max_length:
-        raise CorpusError(f"--max-chars {max_chars:,} is over the pipeline's limit of {nlp.max_length:,} "
-                          "characters (spaCy's nlp.max_length); give at most that")
+        raise CorpusError(
+            f"--max-chars {max_chars:,} is over the pipeline's limit of {nlp.max_length:,} "
+            "characters (spaCy's nlp.max_length); give at most that"
+        )
     known: list[Paper] = []
     cached: dict[tuple[str, str], Extraction] = {}
     if update is not None:
@@ -232,10 +260,27 @@ def build(inputs: Iterable[str | Path], nlp: Language, *, fmt: str = "auto", fie
             known.append(stored.paper)
             cached[(stored.paper.id, stored.key)] = stored.extraction()
     corpus = CorpusStats()
-    papers = read_corpus(inputs, fmt=fmt, fields=fields, strict=strict, max_chars=max_chars,
-                         stats=corpus, on_error=on_error, known=known)
-    result = build_from_papers(papers, nlp, batch_size=batch_size, related_k=related_k, on_paper=on_paper,
-                               on_error=on_error, workers=workers, cached=cached, extractor=extractor)
+    papers = read_corpus(
+        inputs,
+        fmt=fmt,
+        fields=fields,
+        strict=strict,
+        max_chars=max_chars,
+        stats=corpus,
+        on_error=on_error,
+        known=known,
+    )
+    result = build_from_papers(
+        papers,
+        nlp,
+        batch_size=batch_size,
+        related_k=related_k,
+        on_paper=on_paper,
+        on_error=on_error,
+        workers=workers,
+        cached=cached,
+        extractor=extractor,
+    )
     summary = result.summary
     summary.records = corpus.records
     summary.duplicates = corpus.duplicates

@@ -24,11 +24,19 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Optional
+from typing import IO, Any
 
 from .errors import BadRecord, CorpusError, RecordWarning
 from .model import Paper
-from .records import FIELDS, LIMITS, Limits, derive_label, normalise_abstract, paper_id_for, to_paper
+from .records import (
+    FIELDS,
+    LIMITS,
+    Limits,
+    derive_label,
+    normalise_abstract,
+    paper_id_for,
+    to_paper,
+)
 
 __all__ = [
     "FIELDS",
@@ -41,15 +49,27 @@ __all__ = [
     "parse_field_map",
 ]
 
-SUFFIX_FORMAT = {".txt": "txt", ".text": "txt", ".md": "txt", ".jsonl": "jsonl", ".ndjson": "jsonl",
-                 ".json": "jsonl", ".csv": "csv", ".tsv": "csv"}
+SUFFIX_FORMAT = {
+    ".txt": "txt",
+    ".text": "txt",
+    ".md": "txt",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "jsonl",
+    ".csv": "csv",
+    ".tsv": "csv",
+}
 DEFAULT_MAX_CHARS = 100_000
 _SNIFF_BYTES = 8192
-_MAX_LEADING_BLANK = 64 << 20     # read this far past leading blank lines to find the format
-_MAX_PARAGRAPH = 64 << 20         # characters of one text paragraph kept (it is over --max-chars anyway)
+_MAX_LEADING_BLANK = 64 << 20  # read this far past leading blank lines to find the format
+_MAX_PARAGRAPH = 64 << 20  # characters of one text paragraph kept (it is over --max-chars anyway)
 _BINARY_SHARE = 0.05
-_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),   # before UTF-16: FF FE 00 00
-         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),  # before UTF-16: FF FE 00 00
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
 _NEWLINE = re.compile(rb"\r\n|\r|\n")
 _JSON_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
@@ -76,19 +96,29 @@ def parse_field_map(pairs: Iterable[str]) -> dict[str, str]:
         ours, sep, theirs = pair.partition("=")
         ours, theirs = ours.strip(), theirs.strip()
         if not sep or not ours or not theirs:
-            raise CorpusError(f"--field {pair!r}: expected FIELD=COLUMN, for example abstract=summary")
+            raise CorpusError(
+                f"--field {pair!r}: expected FIELD=COLUMN, for example abstract=summary"
+            )
         if ours not in FIELDS:
-            raise CorpusError(f"--field {pair!r}: unknown field {ours!r}; known: {', '.join(FIELDS)}")
+            raise CorpusError(
+                f"--field {pair!r}: unknown field {ours!r}; known: {', '.join(FIELDS)}"
+            )
         mapping[ours] = theirs
     return mapping
 
 
 def _walk(folder: Path, on_error: Callable[[BadRecord], None] | None) -> list[Path]:
     """The readable files with a known suffix under ``folder``; what cannot be read is reported."""
+
     def unreadable(exc: OSError) -> None:
         if on_error is not None:
-            on_error(BadRecord(exc.filename or str(folder), None,
-                               f"cannot read directory ({exc.strerror or exc}); its files are not read"))
+            on_error(
+                BadRecord(
+                    exc.filename or str(folder),
+                    None,
+                    f"cannot read directory ({exc.strerror or exc}); its files are not read",
+                )
+            )
 
     found = []
     for top, dirs, names in os.walk(folder, onerror=unreadable):
@@ -100,12 +130,18 @@ def _walk(folder: Path, on_error: Callable[[BadRecord], None] | None) -> list[Pa
             if path.is_file():
                 found.append(path)
             elif on_error is not None:
-                what = "broken symbolic link" if path.is_symlink() and not path.exists() else "not a regular file"
+                what = (
+                    "broken symbolic link"
+                    if path.is_symlink() and not path.exists()
+                    else "not a regular file"
+                )
                 on_error(BadRecord(str(path), None, f"{what}; not read"))
     return sorted(found)
 
 
-def expand_inputs(inputs: Iterable[str | Path], on_error: Callable[[BadRecord], None] | None = None) -> list[str]:
+def expand_inputs(
+    inputs: Iterable[str | Path], on_error: Callable[[BadRecord], None] | None = None
+) -> list[str]:
     """Files, directories (read recursively, known suffixes only), globs, and ``-`` for stdin.
 
     Unreadable subdirectories and broken links inside a directory go to ``on_error``.
@@ -169,8 +205,8 @@ def read_corpus(
         CorpusError: an input is missing, or (``strict``) a record is bad.
     """
     stats = stats if stats is not None else CorpusStats()
-    ids: dict[str, tuple[str, str]] = {}          # paper id -> (first source, abstract key)
-    abstracts: dict[str, tuple[str, str]] = {}    # abstract key -> (first source, paper id)
+    ids: dict[str, tuple[str, str]] = {}  # paper id -> (first source, abstract key)
+    abstracts: dict[str, tuple[str, str]] = {}  # abstract key -> (first source, paper id)
     mapping = {name: name for name in FIELDS} | (fields or {})
     line_limit = max(16 << 20, 8 * max_chars + (1 << 20))
 
@@ -197,10 +233,14 @@ def read_corpus(
         stats.files += 1
         name = "<stdin>" if source == "-" else source
         try:
-            for line_no, record in _file_records(source, stdin, fmt, mapping, bad, line_limit, limits):
+            for line_no, record in _file_records(
+                source, stdin, fmt, mapping, bad, line_limit, limits
+            ):
                 stats.records += 1
                 try:
-                    paper, removed, warnings = to_paper(record, name, line_no, max_chars=max_chars, limits=limits)
+                    paper, removed, warnings = to_paper(
+                        record, name, line_no, max_chars=max_chars, limits=limits
+                    )
                 except BadRecord as err:
                     bad(err)
                     continue
@@ -212,19 +252,37 @@ def read_corpus(
                     stats.duplicates += 1
                     first, first_id = abstracts[key]
                     if _id_given(record) and paper.id != first_id:
-                        note(RecordWarning(name, line_no, f"same abstract as {first} (id {first_id!r}); merged "
-                                           f"into it, so id {paper.id!r} is not in the graph"))
+                        note(
+                            RecordWarning(
+                                name,
+                                line_no,
+                                f"same abstract as {first} (id {first_id!r}); merged "
+                                f"into it, so id {paper.id!r} is not in the graph",
+                            )
+                        )
                     continue
                 if paper.id in ids:
-                    bad(BadRecord(name, line_no, f"id {paper.id!r} is already the id of {ids[paper.id][0]}, "
-                                  "which has a different abstract; record skipped (the first one is kept)"))
+                    bad(
+                        BadRecord(
+                            name,
+                            line_no,
+                            f"id {paper.id!r} is already the id of {ids[paper.id][0]}, "
+                            "which has a different abstract; record skipped (the first one is kept)",
+                        )
+                    )
                     continue
                 ids[paper.id] = (paper.source, key)
                 abstracts[key] = (paper.source, paper.id)
                 stats.papers += 1
                 yield paper
         except OSError as exc:
-            bad(BadRecord(name, None, f"cannot read ({exc.strerror or exc}); records after this point are lost"))
+            bad(
+                BadRecord(
+                    name,
+                    None,
+                    f"cannot read ({exc.strerror or exc}); records after this point are lost",
+                )
+            )
 
 
 def _id_given(record: dict[str, Any]) -> bool:
@@ -232,21 +290,30 @@ def _id_given(record: dict[str, Any]) -> bool:
     return value is not None and not (isinstance(value, str) and not value.strip())
 
 
-def _file_records(source: str, stdin: IO[bytes] | None, fmt: str, mapping: dict[str, str],
-                  bad: Callable[[BadRecord], None], line_limit: int,
-                  limits: Limits) -> Iterator[tuple[int, dict[str, Any]]]:
+def _file_records(
+    source: str,
+    stdin: IO[bytes] | None,
+    fmt: str,
+    mapping: dict[str, str],
+    bad: Callable[[BadRecord], None],
+    line_limit: int,
+    limits: Limits,
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line, record) pairs of one input; a file that is empty, binary or unreadable is one bad record."""
     name = "<stdin>" if source == "-" else source
     opened: contextlib.AbstractContextManager[IO[bytes]]
     try:
-        opened = contextlib.nullcontext(stdin if stdin is not None else sys.stdin.buffer) if source == "-" \
+        opened = (
+            contextlib.nullcontext(stdin if stdin is not None else sys.stdin.buffer)
+            if source == "-"
             else open(source, "rb")
+        )
     except OSError as exc:
         bad(BadRecord(name, None, f"cannot read ({exc.strerror or exc})"))
         return
     with opened as handle:
         raw = handle.read(_SNIFF_BYTES)
-        while raw and not raw.strip() and len(raw) < _MAX_LEADING_BLANK:   # leading blank lines
+        while raw and not raw.strip() and len(raw) < _MAX_LEADING_BLANK:  # leading blank lines
             more = handle.read(1 << 20)
             if not more:
                 break
@@ -295,10 +362,10 @@ def _split_lines(first: bytes, chunks: Iterable[bytes], limit: int) -> Iterator[
 
     A line over ``limit`` bytes is not kept in memory: it is skipped and yields None.
     """
-    pending: list[bytes] = []      # the pieces of the line not yet ended
+    pending: list[bytes] = []  # the pieces of the line not yet ended
     size, overlong, skip_lf = 0, False, False
     for chunk in itertools.chain((first,), chunks):
-        if skip_lf and chunk.startswith(b"\n"):   # the "\n" of a "\r\n" cut between chunks
+        if skip_lf and chunk.startswith(b"\n"):  # the "\n" of a "\r\n" cut between chunks
             chunk = chunk[1:]
         skip_lf = chunk.endswith(b"\r")
         if not chunk:
@@ -320,8 +387,9 @@ def _split_lines(first: bytes, chunks: Iterable[bytes], limit: int) -> Iterator[
         yield None if overlong else b"".join(pending)
 
 
-def _decoded_lines(raw_lines: Iterable[bytes | None], name: str,
-                   bad: Callable[[BadRecord], None]) -> Iterator[tuple[int, str | None]]:
+def _decoded_lines(
+    raw_lines: Iterable[bytes | None], name: str, bad: Callable[[BadRecord], None]
+) -> Iterator[tuple[int, str | None]]:
     """(line number, text) pairs; text is None for a line that is not valid UTF-8 or too long (reported)."""
     for number, raw in enumerate(raw_lines, start=1):
         if raw is None:
@@ -331,7 +399,11 @@ def _decoded_lines(raw_lines: Iterable[bytes | None], name: str,
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            bad(BadRecord(name, number, f"invalid UTF-8 at byte {exc.start} of the line; line skipped"))
+            bad(
+                BadRecord(
+                    name, number, f"invalid UTF-8 at byte {exc.start} of the line; line skipped"
+                )
+            )
             yield number, None
             continue
         if number == 1:
@@ -353,11 +425,16 @@ def _detect_format(source: str, head: bytes) -> str:
 
 
 Record = dict[str, Any]
-Lines = Iterable[tuple[int, Optional[str]]]
+Lines = Iterable[tuple[int, str | None]]
 
 
-def _txt_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callable[[BadRecord], None],
-                 limits: Limits) -> Iterator[tuple[int, Record]]:
+def _txt_records(
+    lines: Lines,
+    name: str,
+    mapping: dict[str, str],
+    bad: Callable[[BadRecord], None],
+    limits: Limits,
+) -> Iterator[tuple[int, Record]]:
     """Paragraphs separated by blank lines; a short first paragraph without a full stop is a header."""
     paragraph: list[str] = []
     size = 0
@@ -368,7 +445,12 @@ def _txt_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callable
     def flush() -> Iterator[tuple[int, Record]]:
         nonlocal first
         text = " ".join(paragraph)
-        is_header = first and len(paragraph) == 1 and len(text) <= 120 and not text.rstrip().endswith((".", "?", "!"))
+        is_header = (
+            first
+            and len(paragraph) == 1
+            and len(text) <= 120
+            and not text.rstrip().endswith((".", "?", "!"))
+        )
         first = False
         if not broken and not is_header:
             yield start, {"abstract": text}
@@ -384,7 +466,7 @@ def _txt_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callable
             if not paragraph:
                 start = number
                 size = 0
-            if size <= _MAX_PARAGRAPH:   # keep memory bounded
+            if size <= _MAX_PARAGRAPH:  # keep memory bounded
                 paragraph.append(text.strip())
                 size += len(text)
         elif paragraph:
@@ -392,7 +474,6 @@ def _txt_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callable
             paragraph, broken = [], False
     if paragraph:
         yield from flush()
-
 
 
 def _too_deep(text: str, limit: int) -> bool:
@@ -411,20 +492,34 @@ def _too_deep(text: str, limit: int) -> bool:
     return False
 
 
-def _jsonl_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callable[[BadRecord], None],
-                   limits: Limits) -> Iterator[tuple[int, Record]]:
+def _jsonl_records(
+    lines: Lines,
+    name: str,
+    mapping: dict[str, str],
+    bad: Callable[[BadRecord], None],
+    limits: Limits,
+) -> Iterator[tuple[int, Record]]:
     for number, text in lines:
         if text is None or not text.strip():
             continue
         if _too_deep(text, limits.json_depth):
-            bad(BadRecord(name, number, f"JSON nested deeper than {limits.json_depth} levels; line skipped"))
+            bad(
+                BadRecord(
+                    name,
+                    number,
+                    f"JSON nested deeper than {limits.json_depth} levels; line skipped",
+                )
+            )
             continue
-        try:   # strict=False: a control character inside a string is cleaned later, not fatal
+        try:  # strict=False: a control character inside a string is cleaned later, not fatal
             obj = json.loads(text, strict=False)
         except json.JSONDecodeError as exc:
             bad(BadRecord(name, number, f"malformed JSON: {exc.msg} at column {exc.colno}"))
             continue
-        except (ValueError, RecursionError) as exc:   # "Exceeds the limit (4300 digits) ...": a huge number
+        except (
+            ValueError,
+            RecursionError,
+        ) as exc:  # "Exceeds the limit (4300 digits) ...": a huge number
             bad(BadRecord(name, number, f"malformed JSON: {str(exc).split(':')[0]}"))
             continue
         if not isinstance(obj, dict):
@@ -432,14 +527,25 @@ def _jsonl_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callab
             continue
         if mapping["abstract"] not in obj:
             fields = ", ".join(k if k.isprintable() else repr(k) for k in obj)[:300] or "none"
-            bad(BadRecord(name, number, f"no abstract (field {mapping['abstract']!r} missing; the record has: "
-                          f"{fields}); map yours with --field abstract=FIELD"))
+            bad(
+                BadRecord(
+                    name,
+                    number,
+                    f"no abstract (field {mapping['abstract']!r} missing; the record has: "
+                    f"{fields}); map yours with --field abstract=FIELD",
+                )
+            )
             continue
         yield number, {ours: obj.get(theirs) for ours, theirs in mapping.items()}
 
 
-def _csv_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callable[[BadRecord], None],
-                 limits: Limits) -> Iterator[tuple[int, Record]]:
+def _csv_records(
+    lines: Lines,
+    name: str,
+    mapping: dict[str, str],
+    bad: Callable[[BadRecord], None],
+    limits: Limits,
+) -> Iterator[tuple[int, Record]]:
     numbered = ((n, t) for n, t in lines if t is not None)
     first = next(numbered, None)
     if first is None:
@@ -453,8 +559,14 @@ def _csv_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callable
     header = [h.strip() for h in header]
     columns = _column_index(header, mapping)
     if columns["abstract"] is None:
-        bad(BadRecord(name, first[0], f"CSV header has no {mapping['abstract']!r} column "
-                      f"(columns: {', '.join(header)[:500]}); map one with --field abstract=COLUMN"))
+        bad(
+            BadRecord(
+                name,
+                first[0],
+                f"CSV header has no {mapping['abstract']!r} column "
+                f"(columns: {', '.join(header)[:500]}); map one with --field abstract=COLUMN",
+            )
+        )
         return
     # csv handles quoted newlines: feed it lines and track where each record started
     current_line = first[0]
@@ -464,6 +576,7 @@ def _csv_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callable
         for n, t in numbered:
             current_line = n
             yield t + "\n"  # csv needs the newline to keep line breaks inside quoted cells
+
     reader = csv.reader(feed(), dialect=dialect)
     while True:
         try:
@@ -476,7 +589,11 @@ def _csv_records(lines: Lines, name: str, mapping: dict[str, str], bad: Callable
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(header):
-            bad(BadRecord(name, current_line, f"CSV row has {len(row)} cells, header has {len(header)}"))
+            bad(
+                BadRecord(
+                    name, current_line, f"CSV row has {len(row)} cells, header has {len(header)}"
+                )
+            )
             continue
         yield current_line, {ours: row[i] if i is not None else None for ours, i in columns.items()}
 
@@ -488,4 +605,6 @@ def _column_index(header: list[str], mapping: dict[str, str]) -> dict[str, int |
     folded: dict[str, int] = {}
     for i, h in enumerate(header):
         folded[h.casefold()] = i
-    return {ours: exact.get(theirs, folded.get(theirs.casefold())) for ours, theirs in mapping.items()}
+    return {
+        ours: exact.get(theirs, folded.get(theirs.casefold())) for ours, theirs in mapping.items()
+    }

@@ -118,7 +118,9 @@ def extract_partition(
     )
 
 
-def _read_partition(papers: list[Paper], tables: tuple[bytes, bytes, bytes]) -> Iterator[Extraction]:
+def _read_partition(
+    papers: list[Paper], tables: tuple[bytes, bytes, bytes]
+) -> Iterator[Extraction]:
     import pyarrow.parquet as pq
 
     grouped: dict[str, ExtractionRecords] = {p.id: ([], [], []) for p in papers}

@@ -83,8 +83,14 @@ def evaluate(
         [] if "kg_relations" in getattr(nlp, "pipe_names", ()) else None
     )
     relation_scores: dict[tuple[Any, ...], float] = {}
-    predicted = predict(golds, nlp, fmt, spans_key=spans_key, relations=predicted_relations,
-                        relation_scores=relation_scores)
+    predicted = predict(
+        golds,
+        nlp,
+        fmt,
+        spans_key=spans_key,
+        relations=predicted_relations,
+        relation_scores=relation_scores,
+    )
     seconds = time.perf_counter() - started
     scores = score_ner(golds, predicted, SCIERC_LABELS if fmt == "scierc" else TDMSCI_LABELS)
     if save_predictions is not None:
@@ -101,23 +107,34 @@ def evaluate(
         "ents_r": scores["r"],
         "ents_f": scores["f"],
         "ents_per_type": scores["per_type"],
-        "relations": score_relations(golds, predicted_relations) if predicted_relations is not None and fmt == "scierc" else None,
+        "relations": score_relations(golds, predicted_relations)
+        if predicted_relations is not None and fmt == "scierc"
+        else None,
         "relations_kept": _kept_relations(golds, predicted_relations, relation_scores, nlp)
-        if predicted_relations is not None and fmt == "scierc" else None,
+        if predicted_relations is not None and fmt == "scierc"
+        else None,
     }
 
 
-def _kept_relations(golds: Sequence[GoldDoc], predicted: Sequence[Any], scores: dict[tuple[Any, ...], float],
-                    nlp: Any) -> dict[str, Any]:
+def _kept_relations(
+    golds: Sequence[GoldDoc],
+    predicted: Sequence[Any],
+    scores: dict[tuple[Any, ...], float],
+    nlp: Any,
+) -> dict[str, Any]:
     """Relations scored as the graph keeps them: only those kg_relations' cut-offs keep."""
     pipe = nlp.get_pipe("kg_relations")
-    kept = [[[r for r in rels if pipe.keeps(r[4], scores.get((g.key, *r), 1.0))] for rels in doc]
-            for g, doc in zip(golds, predicted)]
+    kept = [
+        [[r for r in rels if pipe.keeps(r[4], scores.get((g.key, *r), 1.0))] for rels in doc]
+        for g, doc in zip(golds, predicted)
+    ]
     return {"cutoffs": pipe.cutoffs(), **score_relations(golds, kept)}
 
 
 def prediction_records(
-    golds: Sequence[GoldDoc], predicted: Sequence[list[list[Span]]], fmt: str,
+    golds: Sequence[GoldDoc],
+    predicted: Sequence[list[list[Span]]],
+    fmt: str,
     relations: Sequence[Sequence[Iterable[tuple[int, int, int, int, str]]]] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """The ``--save-predictions`` records: ``doc_key`` (an int sentence index for CoNLL),
@@ -148,8 +165,13 @@ def write_predictions(
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
-def evaluate_model(gold: Path, fmt: str = "scierc", *, save_predictions: Path | None = None,
-                   model: str | None = None) -> dict[str, Any]:
+def evaluate_model(
+    gold: Path,
+    fmt: str = "scierc",
+    *,
+    save_predictions: Path | None = None,
+    model: str | None = None,
+) -> dict[str, Any]:
     """Load the shipped extractor (or ``model``) and score it on ``gold`` (:func:`evaluate`).
 
     The statistical pipeline is scored on ``doc.ents``; its rules are not added. On SciERC the
@@ -161,12 +183,16 @@ def evaluate_model(gold: Path, fmt: str = "scierc", *, save_predictions: Path | 
     if not nlp.pipe_names:
         from kg.errors import ModelError
 
-        raise ModelError("no trained pipeline is shipped in extractors/models/sci_ner; run `kg train` or pass --model")
+        raise ModelError(
+            "no trained pipeline is shipped in extractors/models/sci_ner; run `kg train` or pass --model"
+        )
     if fmt == "scierc" and "kg_relations" not in nlp.pipe_names:
         from extractors.relations import MODEL_DIR as RELATIONS_DIR
 
         if (RELATIONS_DIR / "model.json").exists():
             settings = read_settings(model if model is not None else shipped_model_path())
             cutoffs = (settings.get("relations") or {}).get("label_min_scores")
-            nlp.add_pipe("kg_relations", config={"label_min_scores": cutoffs} if cutoffs is not None else {})
+            nlp.add_pipe(
+                "kg_relations", config={"label_min_scores": cutoffs} if cutoffs is not None else {}
+            )
     return evaluate(gold, fmt, nlp, save_predictions=save_predictions)

@@ -165,11 +165,15 @@ def read_scierc(path: str | Path) -> Iterator[GoldDoc]:
                 [(int(a), int(b), int(c), int(d), str(label)) for a, b, c, d, label in rels]
                 for rels in record.get("relations", [])
             ]
-            clusters = [[(int(s), int(e)) for s, e in cluster] for cluster in record.get("clusters", [])]
+            clusters = [
+                [(int(s), int(e)) for s, e in cluster] for cluster in record.get("clusters", [])
+            ]
         except (ValueError, KeyError, TypeError) as err:
             raise CorpusError(f"{path}:{number}: not a SciERC record ({err})") from err
         if len(ner) != len(sentences):
-            raise CorpusError(f"{path}:{number}: {len(sentences)} sentences but {len(ner)} ner lists")
+            raise CorpusError(
+                f"{path}:{number}: {len(sentences)} sentences but {len(ner)} ner lists"
+            )
         yield GoldDoc(str(record.get("doc_key", number - 1)), sentences, ner, relations, clusters)
 
 
@@ -280,13 +284,19 @@ def predict(
             per_sentence[i].add((span.start, span.end - 1, label))
         out.append([sorted(spans) for spans in per_sentence])
         if relations is not None:
-            per_sentence_rels: list[set[tuple[int, int, int, int, str]]] = [set() for _ in gold.sentences]
+            per_sentence_rels: list[set[tuple[int, int, int, int, str]]] = [
+                set() for _ in gold.sentences
+            ]
             for hs, he, ts, te, rel_label, *rest in doc.user_data.get("kg_span_relations", []):
                 if per_sentence_rels:
-                    i = next((k for k, end in enumerate(bounds) if min(hs, ts) < end), len(bounds) - 1)
+                    i = next(
+                        (k for k, end in enumerate(bounds) if min(hs, ts) < end), len(bounds) - 1
+                    )
                     per_sentence_rels[i].add((hs, he - 1, ts, te - 1, rel_label))
                     if relation_scores is not None:
-                        relation_scores[(gold.key, hs, he - 1, ts, te - 1, rel_label)] = float(rest[0]) if rest else 1.0
+                        relation_scores[(gold.key, hs, he - 1, ts, te - 1, rel_label)] = (
+                            float(rest[0]) if rest else 1.0
+                        )
             relations.append([sorted(rels) for rels in per_sentence_rels])
     return out
 
@@ -314,8 +324,11 @@ def score_spans(
     return {**micro.to_dict(), "per_type": {k: v.to_dict() for k, v in per_type.items()}}
 
 
-def score_ner(golds: Sequence[GoldDoc], predicted: Sequence[Sequence[Iterable[Span]]],
-              labels: Sequence[str] = ()) -> dict[str, Any]:
+def score_ner(
+    golds: Sequence[GoldDoc],
+    predicted: Sequence[Sequence[Iterable[Span]]],
+    labels: Sequence[str] = (),
+) -> dict[str, Any]:
     """Score predicted entity spans (per document, per sentence, as :func:`predict` returns them)
     against the gold ones, exact span and label; as :func:`score_spans` returns."""
     gold_set = {
@@ -340,13 +353,22 @@ def score_relations(
     RETURNS (dict): ``p``, ``r``, ``f`` (micro, 0-1) and ``per_type`` {relation label: PRF dict}.
     """
     gold_set = {(g.key, tuple(r[:4]), r[4]) for g in golds for rels in g.relations for r in rels}
-    pred_set = {(g.key, tuple(r[:4]), r[4]) for g, doc in zip(golds, predicted) for rels in doc for r in rels}
+    pred_set = {
+        (g.key, tuple(r[:4]), r[4])
+        for g, doc in zip(golds, predicted)
+        for rels in doc
+        for r in rels
+    }
     return score_spans(pred_set, gold_set, SCIERC_RELATION_LABELS)
 
 
 def relation_operating_point(
-    golds: Sequence[GoldDoc], scores: dict[tuple[Any, ...], float], *, min_precision: float = 0.7,
-    min_kept: int = 3, labels: Sequence[str] | None = None,
+    golds: Sequence[GoldDoc],
+    scores: dict[tuple[Any, ...], float],
+    *,
+    min_precision: float = 0.7,
+    min_kept: int = 3,
+    labels: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Per relation label, the lowest probability at which that label's relations (both spans exact
     and label) are at least ``min_precision`` precise over at least ``min_kept`` of them; a label
@@ -356,8 +378,13 @@ def relation_operating_point(
     RETURNS (dict): ``label_min_scores`` {label: cut-off} and the kept relations' ``p``, ``r``,
         ``f``, ``kept`` (recall is over every gold relation of ``labels``, kept labels or not).
     """
-    gold_set = {(g.key, *r[:4], r[4]) for g in golds for rels in g.relations for r in rels
-                if labels is None or r[4] in labels}
+    gold_set = {
+        (g.key, *r[:4], r[4])
+        for g in golds
+        for rels in g.relations
+        for r in rels
+        if labels is None or r[4] in labels
+    }
     if labels is not None:
         scores = {k: v for k, v in scores.items() if k[-1] in labels}
     cutoffs: dict[str, float] = {}
@@ -375,5 +402,10 @@ def relation_operating_point(
     tp = sum(k in gold_set for k in kept)
     p = tp / len(kept) if kept else 0.0
     r = tp / len(gold_set) if gold_set else 0.0
-    return {"label_min_scores": {k: round(v, 4) for k, v in cutoffs.items()}, "p": p, "r": r,
-            "f": 2 * p * r / (p + r) if p + r else 0.0, "kept": len(kept)}
+    return {
+        "label_min_scores": {k: round(v, 4) for k, v in cutoffs.items()},
+        "p": p,
+        "r": r,
+        "f": 2 * p * r / (p + r) if p + r else 0.0,
+        "kept": len(kept),
+    }

@@ -34,19 +34,40 @@ from .atomic import AtomicFiles, atomic_open
 from .errors import GraphError
 from .model import Paper, Relation
 from .resolve import Resolution
-from .schema import ENTITY_NODE_LABELS, LABEL_TO_NODE, PAPER_EDGE_FOR_LABEL, RESULT_LABEL, paper_node_id
+from .schema import (
+    ENTITY_NODE_LABELS,
+    LABEL_TO_NODE,
+    PAPER_EDGE_FOR_LABEL,
+    RESULT_LABEL,
+    paper_node_id,
+)
 
-__all__ = ["SCHEMA_VERSION", "KnowledgeGraph", "paper_node_id", "build_graph", "related_edges", "paper_terms"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "KnowledgeGraph",
+    "paper_node_id",
+    "build_graph",
+    "related_edges",
+    "paper_terms",
+]
 
 SCHEMA_VERSION = 1
 #: What a command that reads a graph was given instead, and what to do.
-_GRAPH_HINT = ("expected the graph.json that kg build writes; a corpus file is an input of "
-               "`kg build INPUT -o OUTDIR`, which writes OUTDIR/graph.json")
+_GRAPH_HINT = (
+    "expected the graph.json that kg build writes; a corpus file is an input of "
+    "`kg build INPUT -o OUTDIR`, which writes OUTDIR/graph.json"
+)
 MAX_EVIDENCE = 5
 
 
-def build_graph(papers: Iterable[Paper], resolution: Resolution, relations: Iterable[Relation] = (), *,
-                related_k: int = 10, related_terms: bool = True) -> nx.MultiDiGraph:
+def build_graph(
+    papers: Iterable[Paper],
+    resolution: Resolution,
+    relations: Iterable[Relation] = (),
+    *,
+    related_k: int = 10,
+    related_terms: bool = True,
+) -> nx.MultiDiGraph:
     """Assemble papers and resolved entities into the schema's graph.
 
     Args:
@@ -63,15 +84,27 @@ def build_graph(papers: Iterable[Paper], resolution: Resolution, relations: Iter
     for mention, eid in resolution.assignments:
         by_paper[mention.paper_id].append((mention, eid))
     for entity in sorted(resolution.entities.values(), key=lambda e: e.id):
-        G.add_node(entity.id, label=LABEL_TO_NODE[entity.label], name=entity.name, key=entity.key,
-                   aliases=sorted(entity.aliases), support=entity.support, mention_count=entity.mention_count)
+        G.add_node(
+            entity.id,
+            label=LABEL_TO_NODE[entity.label],
+            name=entity.name,
+            key=entity.key,
+            aliases=sorted(entity.aliases),
+            support=entity.support,
+            mention_count=entity.mention_count,
+        )
     for paper in papers:
         pid = paper_node_id(paper.id)
         pairs = sorted(by_paper.get(paper.id, []), key=lambda p: p[0].start)
         attrs: dict[str, Any] = {
-            "label": "Paper", "name": paper.label, "title_derived": paper.title_derived,
-            "abstract": paper.abstract, "authors": list(paper.authors), "keywords": list(paper.keywords),
-            "source": paper.source, "mentions": [[m.start, m.end, m.label, eid] for m, eid in pairs],
+            "label": "Paper",
+            "name": paper.label,
+            "title_derived": paper.title_derived,
+            "abstract": paper.abstract,
+            "authors": list(paper.authors),
+            "keywords": list(paper.keywords),
+            "source": paper.source,
+            "mentions": [[m.start, m.end, m.label, eid] for m, eid in pairs],
         }
         for optional in ("title", "year", "venue"):
             value = getattr(paper, optional)
@@ -81,12 +114,21 @@ def build_graph(papers: Iterable[Paper], resolution: Resolution, relations: Iter
         _add_paper_edges(G, pid, paper.id, pairs, resolution)
     _add_relation_edges(G, relations)
     for a, b, weight, shared, shared_terms in related_edges(G, k=related_k, terms=related_terms):
-        G.add_edge(a, b, key="RELATED_TO", type="RELATED_TO", weight=weight, shared=shared,
-                   shared_terms=shared_terms)
+        G.add_edge(
+            a,
+            b,
+            key="RELATED_TO",
+            type="RELATED_TO",
+            weight=weight,
+            shared=shared,
+            shared_terms=shared_terms,
+        )
     return G
 
 
-def _add_paper_edges(G: nx.MultiDiGraph, pid: str, paper_id: str, pairs: list, resolution: Resolution) -> None:
+def _add_paper_edges(
+    G: nx.MultiDiGraph, pid: str, paper_id: str, pairs: list, resolution: Resolution
+) -> None:
     """One edge per (paper, entity), typed by the entity's label; methods the paper introduces
     get ``PROPOSES``, and every edge keeps up to ``MAX_EVIDENCE`` sentences."""
     grouped: dict[str, list] = defaultdict(list)
@@ -97,12 +139,27 @@ def _add_paper_edges(G: nx.MultiDiGraph, pid: str, paper_id: str, pairs: list, r
         is_proposed = (paper_id, eid) in resolution.proposed
         rel = "PROPOSES" if is_proposed and label == "METHOD" else PAPER_EDGE_FOR_LABEL[label]
         evidence = [
-            {"sentence": m.sentence, "start": m.start, "end": m.end, "text": m.text,
-             "extractor": m.extractor, "score": round(m.score, 4), "paper_id": paper_id}
+            {
+                "sentence": m.sentence,
+                "start": m.start,
+                "end": m.end,
+                "text": m.text,
+                "extractor": m.extractor,
+                "score": round(m.score, 4),
+                "paper_id": paper_id,
+            }
             for m in mentions[:MAX_EVIDENCE]
         ]
-        G.add_edge(pid, eid, key=rel, type=rel, role="proposed" if is_proposed else "used",
-                   count=len(mentions), weight=round(max(m.score for m in mentions), 4), evidence=evidence)
+        G.add_edge(
+            pid,
+            eid,
+            key=rel,
+            type=rel,
+            role="proposed" if is_proposed else "used",
+            count=len(mentions),
+            weight=round(max(m.score for m in mentions), 4),
+            evidence=evidence,
+        )
 
 
 def _add_relation_edges(G: nx.MultiDiGraph, relations: Iterable[Relation]) -> None:
@@ -111,14 +168,31 @@ def _add_relation_edges(G: nx.MultiDiGraph, relations: Iterable[Relation]) -> No
         grouped[(r.source, r.target, r.type)].append(r)
     for (source, target, rel_type), found in sorted(grouped.items()):
         papers = sorted({r.paper_id for r in found})
-        evidence = [{"sentence": r.sentence, "paper_id": r.paper_id, "extractor": r.extractor,
-                     "score": round(r.score, 4)} for r in found[:MAX_EVIDENCE]]
+        evidence = [
+            {
+                "sentence": r.sentence,
+                "paper_id": r.paper_id,
+                "extractor": r.extractor,
+                "score": round(r.score, 4),
+            }
+            for r in found[:MAX_EVIDENCE]
+        ]
         # each paper's own count and best score, so that corpora merged later (Neo4j) add up per paper
         counts = [sum(1 for r in found if r.paper_id == p) for p in papers]
         weights = [round(max(r.score for r in found if r.paper_id == p), 4) for p in papers]
-        G.add_edge(source, target, key=rel_type, type=rel_type, papers=papers, support=len(papers),
-                   count=len(found), weight=round(max(r.score for r in found), 4), evidence=evidence,
-                   paper_counts=counts, paper_weights=weights)
+        G.add_edge(
+            source,
+            target,
+            key=rel_type,
+            type=rel_type,
+            papers=papers,
+            support=len(papers),
+            count=len(found),
+            weight=round(max(r.score for r in found), 4),
+            evidence=evidence,
+            paper_counts=counts,
+            paper_weights=weights,
+        )
 
 
 #: A word of two or more characters; terms are the words that are not on spaCy's English stop list.
@@ -138,7 +212,9 @@ def paper_terms(attrs: dict[str, Any]) -> Counter[str]:
     terms: Counter[str] = Counter()
     keywords = [str(k) for k in attrs.get("keywords") or []]
     for text in (attrs.get("title") or "", attrs.get("abstract") or "", *keywords):
-        terms.update(w for w in _TERM.findall(text.lower()) if w not in STOP_WORDS and not w.isdigit())
+        terms.update(
+            w for w in _TERM.findall(text.lower()) if w not in STOP_WORDS and not w.isdigit()
+        )
     for keyword in keywords:
         key = " ".join(_TERM.findall(keyword.lower()))
         if " " in key:
@@ -146,8 +222,14 @@ def paper_terms(attrs: dict[str, Any]) -> Counter[str]:
     return terms
 
 
-def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, min_df: int = 2,
-                  terms: bool = True) -> list[tuple[str, str, float, list[str], list[str]]]:
+def related_edges(
+    G: nx.MultiDiGraph,
+    *,
+    k: int = 10,
+    max_postings: int = 2000,
+    min_df: int = 2,
+    terms: bool = True,
+) -> list[tuple[str, str, float, list[str], list[str]]]:
     """``(paper a, paper b, weight, shared entity ids, shared terms)`` for each paper's ``k``
     strongest neighbours (a < b; each pair once).
 
@@ -184,7 +266,9 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
             for term, count in paper_terms(G.nodes[pid]).items():
                 feats[("term", term)] += count
         numbered = [vocabulary.setdefault(f, len(vocabulary)) for f in feats]
-        raw.append((np.asarray(numbered, dtype=np.int64), np.asarray(list(feats.values()), dtype=np.int64)))
+        raw.append(
+            (np.asarray(numbered, dtype=np.int64), np.asarray(list(feats.values()), dtype=np.int64))
+        )
     features = list(vocabulary)
     del vocabulary
     df = np.bincount(np.concatenate([numbers for numbers, _ in raw]), minlength=len(features))
@@ -194,15 +278,19 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
     for i, (numbers, counts) in enumerate(raw):
         kept = df[numbers] >= min_df
         kept_numbers = numbers[kept]
-        values = [(1.0 + math.log(c)) * idf[f]
-                  for f, c in zip(kept_numbers.tolist(), counts[kept].tolist(), strict=True)]
+        values = [
+            (1.0 + math.log(c)) * idf[f]
+            for f, c in zip(kept_numbers.tolist(), counts[kept].tolist(), strict=True)
+        ]
         vectors.append((kept_numbers, np.asarray(values, dtype=np.float64)))
         if values:
             norms[i] = math.sqrt(sum(x * x for x in values))
     del raw
     # the inverted index (feature -> papers, weights / norm) as one sorted array, sliced per feature
     all_ids = np.concatenate([numbers for numbers, _ in vectors])
-    all_rows = np.repeat(np.arange(n_papers, dtype=np.int64), [len(numbers) for numbers, _ in vectors])
+    all_rows = np.repeat(
+        np.arange(n_papers, dtype=np.int64), [len(numbers) for numbers, _ in vectors]
+    )
     all_values = np.concatenate([w for _, w in vectors]) / norms[all_rows]
     order = np.argsort(all_ids, kind="stable")  # stable: a feature's papers stay in paper order
     post_rows, post_values = all_rows[order], all_values[order]
@@ -213,8 +301,11 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
     keep: dict[tuple[int, int], float] = {}
     for i, (numbers, vector) in enumerate(vectors):
         scale = vector / norms[i]
-        parts = [(post_rows[bounds[f]:bounds[f + 1]], post_values[bounds[f]:bounds[f + 1]] * x)
-                 for f, x in zip(numbers.tolist(), scale.tolist(), strict=True) if followed[f]]
+        parts = [
+            (post_rows[bounds[f] : bounds[f + 1]], post_values[bounds[f] : bounds[f + 1]] * x)
+            for f, x in zip(numbers.tolist(), scale.tolist(), strict=True)
+            if followed[f]
+        ]
         if not parts:
             continue
         # dot products with every paper met through a feature. Few postings: summed over the papers
@@ -244,12 +335,26 @@ def related_edges(G: nx.MultiDiGraph, *, k: int = 10, max_postings: int = 2000, 
         va = dict(zip(vectors[a][0].tolist(), vectors[a][1].tolist(), strict=True))
         vb = dict(zip(vectors[b][0].tolist(), vectors[b][1].tolist(), strict=True))
         common = [f for f in va if f in vb]
-        shared = [features[f] for f in sorted((f for f in common if isinstance(features[f], str)),
-                                              key=lambda f: (df_of[f], features[f]))]
-        shared_terms = sorted((f for f in common if not isinstance(features[f], str)),
-                              key=lambda f: (-va[f] * vb[f], features[f][1]))
-        out.append((papers[a], papers[b], round(min(weight, 1.0), 6), shared,
-                    [features[f][1] for f in shared_terms[:MAX_SHARED_TERMS]]))
+        shared = [
+            features[f]
+            for f in sorted(
+                (f for f in common if isinstance(features[f], str)),
+                key=lambda f: (df_of[f], features[f]),
+            )
+        ]
+        shared_terms = sorted(
+            (f for f in common if not isinstance(features[f], str)),
+            key=lambda f: (-va[f] * vb[f], features[f][1]),
+        )
+        out.append(
+            (
+                papers[a],
+                papers[b],
+                round(min(weight, 1.0), 6),
+                shared,
+                [features[f][1] for f in shared_terms[:MAX_SHARED_TERMS]],
+            )
+        )
     return out
 
 
@@ -260,7 +365,9 @@ class KnowledgeGraph:
     """
 
     def __init__(self, graph: nx.MultiDiGraph | None = None):
-        self.nx: nx.MultiDiGraph = graph if graph is not None else nx.MultiDiGraph(kg_schema=SCHEMA_VERSION)
+        self.nx: nx.MultiDiGraph = (
+            graph if graph is not None else nx.MultiDiGraph(kg_schema=SCHEMA_VERSION)
+        )
 
     # -- files -----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -311,8 +418,14 @@ class KnowledgeGraph:
             if size > 1 << 20:
                 yield flush()
         pieces.append('], "links": [')
-        edges = (({**attrs, "source": u, "target": v, "key": key} for u, v, key, attrs in G.edges(keys=True, data=True))
-                 if G.is_multigraph() else ({**attrs, "source": u, "target": v} for u, v, attrs in G.edges(data=True)))
+        edges = (
+            (
+                {**attrs, "source": u, "target": v, "key": key}
+                for u, v, key, attrs in G.edges(keys=True, data=True)
+            )
+            if G.is_multigraph()
+            else ({**attrs, "source": u, "target": v} for u, v, attrs in G.edges(data=True))
+        )
         for i, row in enumerate(edges):
             piece = (", " if i else "") + dumps(row)
             pieces.append(piece)
@@ -330,10 +443,14 @@ class KnowledgeGraph:
             with path.open(encoding="utf-8") as handle:
                 data = json.load(handle)
         except FileNotFoundError:
-            raise GraphError(f"{path}: no such graph file; build one with `kg build INPUT -o OUTDIR`") from None
+            raise GraphError(
+                f"{path}: no such graph file; build one with `kg build INPUT -o OUTDIR`"
+            ) from None
         except json.JSONDecodeError as exc:
-            raise GraphError(f"{path}:{exc.lineno}: not a kg graph (not one JSON document: {exc.msg}); "
-                             f"{_GRAPH_HINT}") from exc
+            raise GraphError(
+                f"{path}:{exc.lineno}: not a kg graph (not one JSON document: {exc.msg}); "
+                f"{_GRAPH_HINT}"
+            ) from exc
         except OSError as exc:
             raise GraphError(f"{path}: cannot read ({exc.strerror or exc})") from exc
         if not isinstance(data, dict) or "nodes" not in data:
@@ -345,7 +462,11 @@ class KnowledgeGraph:
         """Counts: nodes per label, edges per type, mentions."""
         nodes = Counter(d.get("label", "?") for _, d in self.nx.nodes(data=True))
         edges = Counter(k for _, _, k in self.nx.edges(keys=True))
-        mentions = sum(len(d.get("mentions", [])) for _, d in self.nx.nodes(data=True) if d.get("label") == "Paper")
+        mentions = sum(
+            len(d.get("mentions", []))
+            for _, d in self.nx.nodes(data=True)
+            if d.get("label") == "Paper"
+        )
         return {
             "papers": nodes.get("Paper", 0),
             "mentions": mentions,

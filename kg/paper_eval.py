@@ -31,8 +31,16 @@ from .model import Paper
 from .resolve import canonical_key
 from .schema import ENTITY_LABELS, NODE_TO_LABEL, as_nx, paper_node_id
 
-__all__ = ["Item", "gold_items", "graph_items", "match_items", "score_graph", "score_spans_gold",
-           "gold_papers", "evaluate_annotations"]
+__all__ = [
+    "Item",
+    "gold_items",
+    "graph_items",
+    "match_items",
+    "score_graph",
+    "score_spans_gold",
+    "gold_papers",
+    "evaluate_annotations",
+]
 
 ROLE_LABELS = ("METHOD", "DATASET")
 
@@ -74,7 +82,9 @@ def graph_items(G: Any, paper_node: str) -> list[Item]:
             continue
         seen.add(eid)
         keys = {form_key(f) for f in [node.get("name", ""), *forms.get(eid, ())]} - {""}
-        proposed = any(d.get("role") == "proposed" for d in G.get_edge_data(paper_node, eid).values())
+        proposed = any(
+            d.get("role") == "proposed" for d in G.get_edge_data(paper_node, eid).values()
+        )
         out.append(Item(label, node.get("name", eid), frozenset(keys), proposed))
     return out
 
@@ -101,7 +111,9 @@ def match_items(pred: Sequence[Item], gold: Sequence[Item]) -> list[tuple[int, i
     return pairs
 
 
-def score_items(per_paper: Iterable[tuple[str, list[Item], list[Item]]], *, keep_errors: bool = False) -> dict[str, Any]:
+def score_items(
+    per_paper: Iterable[tuple[str, list[Item], list[Item]]], *, keep_errors: bool = False
+) -> dict[str, Any]:
     """Paper-level P/R/F1 per label and micro, and the role figures, from (paper id, pred, gold)."""
     per_label = {label: PRF() for label in ENTITY_LABELS}
     role_tp = role_fp = role_fn = 0
@@ -129,11 +141,15 @@ def score_items(per_paper: Iterable[tuple[str, list[Item], list[Item]]], *, keep
             if j not in mg:
                 per_label[g.label].fn += 1
         if keep_errors:
-            errors.append({
-                "paper": pid,
-                "false_positives": [(p.label, p.name) for i, p in enumerate(pred) if i not in mp],
-                "misses": [(g.label, g.name) for j, g in enumerate(gold) if j not in mg],
-            })
+            errors.append(
+                {
+                    "paper": pid,
+                    "false_positives": [
+                        (p.label, p.name) for i, p in enumerate(pred) if i not in mp
+                    ],
+                    "misses": [(g.label, g.name) for j, g in enumerate(gold) if j not in mg],
+                }
+            )
     micro = sum(per_label.values(), PRF())
     roles = PRF(role_tp, role_fp, role_fn)
     result: dict[str, Any] = {
@@ -143,7 +159,9 @@ def score_items(per_paper: Iterable[tuple[str, list[Item], list[Item]]], *, keep
             "precision": roles.precision,  # of matched pairs kg marks proposed, gold says proposed
             "recall": roles.recall,  # of matched pairs gold says proposed, kg marks proposed
             "f": roles.fscore,
-            "tp": role_tp, "fp": role_fp, "fn": role_fn,
+            "tp": role_tp,
+            "fp": role_fp,
+            "fn": role_fn,
             "predicted": pred_proposed,  # every METHOD/DATASET kg marks proposed, matched or not
             "precision_all": role_tp / pred_proposed if pred_proposed else 0.0,
         },
@@ -153,7 +171,9 @@ def score_items(per_paper: Iterable[tuple[str, list[Item], list[Item]]], *, keep
     return result
 
 
-def score_graph(G: Any, gold: Sequence[GoldAbstract], *, keep_errors: bool = False) -> dict[str, Any]:
+def score_graph(
+    G: Any, gold: Sequence[GoldAbstract], *, keep_errors: bool = False
+) -> dict[str, Any]:
     """Paper-level scores of graph ``G`` (a ``networkx`` graph or a KnowledgeGraph) against ``gold``;
     a gold paper missing from the graph counts as finding nothing."""
     G = as_nx(G)
@@ -176,7 +196,9 @@ def gold_spans(rec: GoldAbstract) -> tuple[str, set[tuple[int, int, str]], int]:
     return norm, out, sum(m is None for m in mapped)
 
 
-def score_spans_gold(pred: dict[str, set[tuple[int, int, str]]], gold: Sequence[GoldAbstract]) -> dict[str, Any]:
+def score_spans_gold(
+    pred: dict[str, set[tuple[int, int, str]]], gold: Sequence[GoldAbstract]
+) -> dict[str, Any]:
     """Mention-level P/R/F1 (exact span and label) against the gold mentions, and ``unmapped``: the
     gold mentions that do not survive normalisation (so cannot be matched)."""
     per_label = {label: PRF() for label in ENTITY_LABELS}
@@ -186,9 +208,15 @@ def score_spans_gold(pred: dict[str, set[tuple[int, int, str]]], gold: Sequence[
         unmapped += lost
         cand = pred.get(rec.id, set())
         for label in ENTITY_LABELS:
-            per_label[label].score_set({t for t in cand if t[2] == label}, {t for t in ref if t[2] == label})
+            per_label[label].score_set(
+                {t for t in cand if t[2] == label}, {t for t in ref if t[2] == label}
+            )
     micro = sum(per_label.values(), PRF())
-    return {**micro.to_dict(), "per_type": {k: v.to_dict() for k, v in per_label.items()}, "unmapped": unmapped}
+    return {
+        **micro.to_dict(),
+        "per_type": {k: v.to_dict() for k, v in per_label.items()},
+        "unmapped": unmapped,
+    }
 
 
 def gold_papers(gold: Sequence[GoldAbstract]) -> list[Paper]:
@@ -197,12 +225,15 @@ def gold_papers(gold: Sequence[GoldAbstract]) -> list[Paper]:
     for rec in gold:
         title = rec.extra.get("title")
         text = normalise_abstract(rec.text)
-        out.append(Paper(id=rec.id, abstract=text, title=title, label=title or rec.id, source=rec.source))
+        out.append(
+            Paper(id=rec.id, abstract=text, title=title, label=title or rec.id, source=rec.source)
+        )
     return out
 
 
-def evaluate_annotations(paths: Sequence[str | Path], nlp: Any, *, keep_errors: bool = False,
-                         related_k: int = 0) -> dict[str, Any]:
+def evaluate_annotations(
+    paths: Sequence[str | Path], nlp: Any, *, keep_errors: bool = False, related_k: int = 0
+) -> dict[str, Any]:
     """Build the graph of the gold abstracts with ``nlp`` and score it at paper and span level."""
     import time
 

@@ -44,10 +44,10 @@ class Limits:
 
     id_chars: int = 512
     title_chars: int = 2_000
-    field_chars: int = 1_000      # venue, the year as written, one author or keyword
-    list_items: int = 1_000       # authors, keywords
-    json_depth: int = 32          # nesting of one JSON line
-    mention_chars: int = 300      # longer "mentions" are dropped by the build
+    field_chars: int = 1_000  # venue, the year as written, one author or keyword
+    list_items: int = 1_000  # authors, keywords
+    json_depth: int = 32  # nesting of one JSON line
+    mention_chars: int = 300  # longer "mentions" are dropped by the build
 
 
 LIMITS = Limits()
@@ -67,7 +67,9 @@ def clean_text(text: str) -> tuple[str, int]:
 _EMPHASIS = re.compile(r"(?<![\w\\])_(?=\S)([^_\n]{1,300}?)(?<=\S)_(?!\w)")
 _WS = re.compile(r"\s+")
 _STAR_EMPHASIS = re.compile(r"(?<![\w*\\])\*{1,2}(?=\S)([^*\n]{1,300}?)(?<=\S)\*{1,2}(?![\w*])")
-_LATEX_FORMAT = r"\\(?:textbf|textit|texttt|textsc|textrm|emph|mathbf|mathrm|mathit|mathsf|text|underline)"
+_LATEX_FORMAT = (
+    r"\\(?:textbf|textit|texttt|textsc|textrm|emph|mathbf|mathrm|mathit|mathsf|text|underline)"
+)
 _LATEX_WRAPPED = re.compile(r"\$\s*" + _LATEX_FORMAT + r"\{([^{}$]*)\}\s*\$")
 _LATEX_CMD = re.compile(_LATEX_FORMAT + r"\{([^{}$]*)\}")
 _LATEX_TIE = re.compile(r"(?<=[A-Za-z])~(?=[(\[A-Za-z])")  # "Learning~(RL)": a non-breaking space
@@ -95,8 +97,12 @@ def paper_id_for(abstract: str) -> str:
     return hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-_CUE = re.compile(r"\b(?:introduce|propose|present|develop|call|name|dub|term|release|construct|curate)(?:s|d)?\b")
-_ACRONYM_AFTER_CUE = re.compile(r"^(?:(?!\b(?:to|for|of the)\b)[^.;]){0,100}?\(([A-Za-z0-9\-+.]*[A-Z][A-Za-z0-9\-+.]*)\)")
+_CUE = re.compile(
+    r"\b(?:introduce|propose|present|develop|call|name|dub|term|release|construct|curate)(?:s|d)?\b"
+)
+_ACRONYM_AFTER_CUE = re.compile(
+    r"^(?:(?!\b(?:to|for|of the)\b)[^.;]){0,100}?\(([A-Za-z0-9\-+.]*[A-Z][A-Za-z0-9\-+.]*)\)"
+)
 _NAME_AFTER_CUE = re.compile(
     r"^\s+(?:(?:a|an|the|our)\s+)?(?:[a-z][\w-]*\s+){0,3}?"
     r"([A-Z][\w\-+.]*(?:\s+(?:of|for|to|and|in|on|with)?\s*[A-Z][\w\-+.]*){0,5})"
@@ -109,21 +115,33 @@ _STUDY_CUE = re.compile(
     r"(?:propose|introduce|present|develop|study|investigate|address|tackle|consider|explore|analy[sz]e|revisit|examine|design)s?\b\s+",
     re.I,
 )
-_PROBLEM_OF = re.compile(r"^(?:(?:a|an|the)\s+)?(?:(?:open\s+|important\s+|fundamental\s+|key\s+)?(?:problem|challenge|task|question|issue)s?\s+of\s+)", re.I)
-_LEADING = re.compile(r"^(?:(?:a|an|the|our|this|these|two|three|several|new|novel|simple|general|unified|principled|first)\s+)+", re.I)
+_PROBLEM_OF = re.compile(
+    r"^(?:(?:a|an|the)\s+)?(?:(?:open\s+|important\s+|fundamental\s+|key\s+)?(?:problem|challenge|task|question|issue)s?\s+of\s+)",
+    re.I,
+)
+_LEADING = re.compile(
+    r"^(?:(?:a|an|the|our|this|these|two|three|several|new|novel|simple|general|unified|principled|first)\s+)+",
+    re.I,
+)
 #: Words that end the noun phrase of what a paper proposes or studies.
-_NP_END = frozenset("""that which where whose who to by via using through while when is are was were can
+_NP_END = frozenset(
+    """that which where whose who to by via using through while when is are was were can
     could will would that, we our it its this these based achieves achieve enables enable improves
     improve allows allow yields yield leverages leverage called named termed dubbed than comprising
-    consisting including containing featuring""".split())
+    consisting including containing featuring""".split()
+)
 #: Heads that name no paper ("a major barrier", "the central challenge").
-_GENERIC_HEAD = frozenset("""challenge challenges barrier barriers problem problems bottleneck limitation
-    limitations issue issues question questions gap goal task way need""".split())
+_GENERIC_HEAD = frozenset(
+    """challenge challenges barrier barriers problem problems bottleneck limitation
+    limitations issue issues question questions gap goal task way need""".split()
+)
 _SMALL = frozenset("a an the of for and or in on with to from via by at as vs".split())
 #: First words of a sentence that do not begin the name of a topic ("In the era of ...").
-_NOT_A_TOPIC = frozenset("""in inspired recent recently previous prior several many most some existing current
+_NOT_A_TOPIC = frozenset(
+    """in inspired recent recently previous prior several many most some existing current
     although while despite as with to over we our this these it there however given since because when
-    if for from by on at one a an the such modern today conventional traditional typical""".split())
+    if for from by on at one a an the such modern today conventional traditional typical""".split()
+)
 _TOPIC_VERB = re.compile(
     r"^((?:[A-Za-z][\w\-]*\s+){0,5}?[A-Za-z][\w\-]*(?:\s+\([A-Za-z0-9\-]+\))?)\s+"
     r"(?:is|are|has|have|aims|aim|remains|remain|plays|play|enables|enable|offers|offer|suffers|suffer|"
@@ -135,7 +153,9 @@ _TOPIC_VERB = re.compile(
 def _title_case(words: list[str]) -> str:
     out = []
     for i, w in enumerate(words):
-        if any(c.isupper() for part in w.split("-") for c in part[1:]) or (i and w.lower() in _SMALL):
+        if any(c.isupper() for part in w.split("-") for c in part[1:]) or (
+            i and w.lower() in _SMALL
+        ):
             out.append(w)
         else:
             out.append("-".join(part[:1].upper() + part[1:] for part in w.split("-")))
@@ -169,7 +189,7 @@ def derive_label(abstract: str, n_words: int = 8) -> str:
     words.
     """
     for cue in _CUE.finditer(abstract[:2000]):
-        tail = abstract[cue.end():]
+        tail = abstract[cue.end() :]
         acronym = _ACRONYM_AFTER_CUE.match(tail)
         if acronym and len(acronym.group(1)) >= 2:
             return acronym.group(1)
@@ -177,17 +197,22 @@ def derive_label(abstract: str, n_words: int = 8) -> str:
         if name:
             return name.group(1).strip(" .")
     for cue in _STUDY_CUE.finditer(abstract[:2000]):
-        tail = _LEADING.sub("", _PROBLEM_OF.sub("", _LEADING.sub("", abstract[cue.end():])))
+        tail = _LEADING.sub("", _PROBLEM_OF.sub("", _LEADING.sub("", abstract[cue.end() :])))
         words = _noun_phrase(tail)
-        if len(words) >= 2 and words[0].lower() not in _SMALL | {"and", "or", "that", "which", "two", "it"} \
-                and not (len(words) <= 3 and words[-1].lower() in _GENERIC_HEAD):
+        if (
+            len(words) >= 2
+            and words[0].lower() not in _SMALL | {"and", "or", "that", "which", "two", "it"}
+            and not (len(words) <= 3 and words[-1].lower() in _GENERIC_HEAD)
+        ):
             return _title_case(words)
     for sentence in re.split(r"(?<=[.!?])\s+", abstract[:1500])[:2]:
         body = re.sub(r"^(?:the|a|an)\s+", "", sentence.strip(), flags=re.I)
         topic = _TOPIC_VERB.match(body)
         if topic:
             words = topic.group(1).split()
-            if words[0].lower() not in _NOT_A_TOPIC and not (len(words) <= 3 and words[-1].lower() in _GENERIC_HEAD):
+            if words[0].lower() not in _NOT_A_TOPIC and not (
+                len(words) <= 3 and words[-1].lower() in _GENERIC_HEAD
+            ):
                 return _title_case(words)
     words = abstract.split()
     label = " ".join(words[:n_words])
@@ -195,7 +220,9 @@ def derive_label(abstract: str, n_words: int = 8) -> str:
 
 
 def _type_name(value: Any) -> str:
-    return {dict: "an object", list: "a list", bool: "true/false"}.get(type(value), type(value).__name__)
+    return {dict: "an object", list: "a list", bool: "true/false"}.get(
+        type(value), type(value).__name__
+    )
 
 
 class _Reader:
@@ -217,7 +244,9 @@ class _Reader:
         if isinstance(value, float) and not math.isfinite(value):
             raise self.bad(f"field {field!r} is {value}; expected text or a finite number")
         if isinstance(value, int) and value.bit_length() > 64:
-            raise self.bad(f"field {field!r} is a number of {value.bit_length():,} bits; expected at most 64")
+            raise self.bad(
+                f"field {field!r} is a number of {value.bit_length():,} bits; expected at most 64"
+            )
         text, removed = clean_text(value if isinstance(value, str) else repr(value))
         self.removed += removed
         if len(text) > limit:
@@ -232,14 +261,21 @@ class _Reader:
             text = self.text(field, value, self.limits.field_chars * self.limits.list_items) or ""
             parts = text.split(";") if ";" in text else text.split(",") if "," in text else [text]
         elif isinstance(value, list):
-            parts = [self.text(f"{field}[{i}]", v, self.limits.field_chars) or "" for i, v in enumerate(value)]
+            parts = [
+                self.text(f"{field}[{i}]", v, self.limits.field_chars) or ""
+                for i, v in enumerate(value)
+            ]
         else:
             parts = [self.text(field, value, self.limits.field_chars) or ""]
         parts = [p.strip() for p in parts if p.strip()]
         if len(parts) > self.limits.list_items:
-            raise self.bad(f"field {field!r} has {len(parts):,} items, over the {self.limits.list_items:,} limit")
+            raise self.bad(
+                f"field {field!r} has {len(parts):,} items, over the {self.limits.list_items:,} limit"
+            )
         if any(len(p) > self.limits.field_chars for p in parts):
-            raise self.bad(f"field {field!r} has an item over the {self.limits.field_chars:,}-character limit")
+            raise self.bad(
+                f"field {field!r} has an item over the {self.limits.field_chars:,}-character limit"
+            )
         return tuple(parts)
 
     def year(self, value: Any) -> int | None:
@@ -257,8 +293,9 @@ class _Reader:
         return int(match.group(1))
 
 
-def to_paper(record: dict[str, Any], source: str, line: int, *, max_chars: int,
-             limits: Limits = LIMITS) -> tuple[Paper, int, list[RecordWarning]]:
+def to_paper(
+    record: dict[str, Any], source: str, line: int, *, max_chars: int, limits: Limits = LIMITS
+) -> tuple[Paper, int, list[RecordWarning]]:
     """The paper of one record, how many characters were cleaned out of it, and what a rule changed.
 
     Rules: ``abstract`` is required text of at most ``max_chars`` characters; ``id``, ``title``,
@@ -277,8 +314,10 @@ def to_paper(record: dict[str, Any], source: str, line: int, *, max_chars: int,
     if not isinstance(abstract, str):
         raise r.bad(f"field 'abstract' is {_type_name(abstract)}; expected text")
     if len(abstract) > max_chars:
-        raise r.bad(f"abstract is {len(abstract):,} characters, over the {max_chars:,} limit "
-                    "(raise it with --max-chars)")
+        raise r.bad(
+            f"abstract is {len(abstract):,} characters, over the {max_chars:,} limit "
+            "(raise it with --max-chars)"
+        )
     abstract, removed = clean_text(abstract)
     r.removed += removed
     abstract = normalise_abstract(abstract)
@@ -287,8 +326,14 @@ def to_paper(record: dict[str, Any], source: str, line: int, *, max_chars: int,
     year = r.year(record.get("year"))
     given_id = r.text("id", record.get("id"), limits.id_chars)
     if given_id is None and isinstance(record.get("id"), str) and record["id"]:
-        r.warnings.append(RecordWarning(source, line, f"id {record['id']!r} is only whitespace or control "
-                                        "characters; the paper gets an id from its abstract"))
+        r.warnings.append(
+            RecordWarning(
+                source,
+                line,
+                f"id {record['id']!r} is only whitespace or control "
+                "characters; the paper gets an id from its abstract",
+            )
+        )
     title = r.text("title", record.get("title"), limits.title_chars)
     title = normalise_abstract(title) if title is not None else None
     venue = r.text("venue", record.get("venue"), limits.field_chars)

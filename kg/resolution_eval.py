@@ -34,8 +34,10 @@ from .schema import SCIERC_TO_RESOLVER
 
 __all__ = ["is_named", "gold_mentions", "score_pairs", "evaluate_resolution"]
 
-_PRONOUNS = frozenset("it its itself they them their theirs this these that those which we us our one ones "
-                      "he she his her both each former latter".split())
+_PRONOUNS = frozenset(
+    "it its itself they them their theirs this these that those which we us our one ones "
+    "he she his her both each former latter".split()
+)
 _ANAPHORIC = frozenset("this these that those our its their such his her both each".split())
 
 
@@ -54,7 +56,9 @@ def is_named(text: str, label: str) -> bool:
         return False
     if words[0].casefold() in _ANAPHORIC:
         rest = words[1:]
-        return any(any(c.isupper() or c.isdigit() for c in w) for w in rest) and not is_generic(" ".join(rest))
+        return any(any(c.isupper() or c.isdigit() for c in w) for w in rest) and not is_generic(
+            " ".join(rest)
+        )
     return not is_generic(text)
 
 
@@ -81,7 +85,7 @@ def gold_mentions(gold: GoldDoc) -> list[GoldMention]:
         known = [labels[s] for s in cluster if labels.get(s, "Generic") != "Generic"]
         for s, e in cluster:  # a member outside the NER list takes its cluster's label
             label = labels.get((s, e)) or (known[0] if known else "Generic")
-            if is_named(" ".join(words[s: e + 1]), label):
+            if is_named(" ".join(words[s : e + 1]), label):
                 out.append(GoldMention(s, e, label, n))
     return sorted(set(out), key=lambda m: (m.start, m.end))
 
@@ -121,7 +125,9 @@ def _acronym_forms(doc: Any) -> dict[tuple[int, int], tuple[str, str]]:
         if {first.label_, second.label_} == {"SHORT", "LONG"}:
             start, end = min(first.start, second.start), max(first.end, second.end)
             short, long = (first, second) if first.label_ == "SHORT" else (second, first)
-            forms.setdefault((start, end + (end < len(doc) and doc[end].text == ")")), (short.text, long.text))
+            forms.setdefault(
+                (start, end + (end < len(doc) and doc[end].text == ")")), (short.text, long.text)
+            )
     return forms
 
 
@@ -130,8 +136,12 @@ def _real_brackets(doc: Any) -> Any:
     from spacy.tokens import Doc
 
     words = [_PTB.get(t.text, t.text) for t in doc]
-    return Doc(doc.vocab, words=words, spaces=[bool(t.whitespace_) for t in doc],
-               sent_starts=[t.is_sent_start for t in doc])
+    return Doc(
+        doc.vocab,
+        words=words,
+        spaces=[bool(t.whitespace_) for t in doc],
+        sent_starts=[t.is_sent_start for t in doc],
+    )
 
 
 def evaluate_resolution(gold_path: str, nlp: Any) -> dict[str, Any]:
@@ -152,17 +162,30 @@ def evaluate_resolution(gold_path: str, nlp: Any) -> dict[str, Any]:
         forms = _acronym_forms(doc)
         own = []
         for m in mentions:
-            span = doc[m.start: m.end + 1]
+            span = doc[m.start : m.end + 1]
             short, long = forms.get((span.start, span.end), (None, None))
-            own.append(Mention(paper_id=gold.key, label=SCIERC_TO_RESOLVER[m.label], text=span.text, start=span.start_char,
-                               end=span.end_char, sentence="", sent_start=0, extractor="gold",
-                               short_form=short, long_form=long))
+            own.append(
+                Mention(
+                    paper_id=gold.key,
+                    label=SCIERC_TO_RESOLVER[m.label],
+                    text=span.text,
+                    start=span.start_char,
+                    end=span.end_char,
+                    sentence="",
+                    sent_start=0,
+                    extractor="gold",
+                    short_form=short,
+                    long_form=long,
+                )
+            )
         gold_side.append((gold.key, own))
         records = doc.user_data.get(MENTIONS_KEY, [])
         predicted_side.append((gold.key, [Mention(paper_id=gold.key, **r) for r in records]))
 
     gold_entities = {(m.paper_id, m.start): eid for m, eid in resolve(gold_side).assignments}
-    predicted_entities = {(m.paper_id, m.start, m.end): eid for m, eid in resolve(predicted_side).assignments}
+    predicted_entities = {
+        (m.paper_id, m.start, m.end): eid for m, eid in resolve(predicted_side).assignments
+    }
     kg_gold, exact, kg_predicted = PRF(), PRF(), PRF()
     matched = 0
     for gold, doc, mentions, (_key, own) in zip(golds, docs, named, gold_side):
@@ -170,8 +193,11 @@ def evaluate_resolution(gold_path: str, nlp: Any) -> dict[str, Any]:
         kg_gold += score_pairs(clusters, [gold_entities.get((gold.key, m.start)) for m in own])
         exact += score_pairs(clusters, [m.text.casefold() for m in own])
         chars = [(doc[m.start].idx, doc[m.end].idx + len(doc[m.end])) for m in mentions]
-        found = [(m.cluster, predicted_entities[(gold.key, s, e)])
-                 for m, (s, e) in zip(mentions, chars) if (gold.key, s, e) in predicted_entities]
+        found = [
+            (m.cluster, predicted_entities[(gold.key, s, e)])
+            for m, (s, e) in zip(mentions, chars)
+            if (gold.key, s, e) in predicted_entities
+        ]
         matched += len(found)
         kg_predicted += score_pairs([c for c, _ in found], [e for _, e in found])
     total = sum(len(m) for m in named)

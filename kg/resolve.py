@@ -32,19 +32,30 @@ from extractors.rules import load_gazetteer
 from .model import Entity, Mention, Paper, Relation, RelationMention
 from .schema import schema_relation
 
-__all__ = ["canonical_key", "entity_id", "Resolution", "ResolutionStats", "resolve", "resolve_relations"]
+__all__ = [
+    "canonical_key",
+    "entity_id",
+    "Resolution",
+    "ResolutionStats",
+    "resolve",
+    "resolve_relations",
+]
 
 _DASHES = re.compile(r"[\u2010-\u2015\u2212\-]+")
 _SPACES = re.compile(r"\s+")
 _ACRONYM_PLURAL = re.compile(r"^([A-Z0-9][A-Za-z0-9\-]*[A-Z0-9])s$")
 _ACRONYM = re.compile(r"^(?=(?:.*[A-Z]){2})[A-Za-z0-9\-+.]{2,15}$")
 #: Head nouns that add nothing to a coined name before them ("RANSAC techniques" = "RANSAC").
-_NAME_HEADS = frozenset("system systems model models framework frameworks method methods technique techniques "
-                        "algorithm algorithms approach approaches architecture architectures benchmark benchmarks "
-                        "dataset datasets corpus metric metrics measure measures score scores toolkit "
-                        "library suite paradigm".split())
-_NOT_PLURAL = frozenset("data series news physics mathematics statistics dynamics analysis bias "
-                        "basis thesis corpus status gas lens process".split())
+_NAME_HEADS = frozenset(
+    "system systems model models framework frameworks method methods technique techniques "
+    "algorithm algorithms approach approaches architecture architectures benchmark benchmarks "
+    "dataset datasets corpus metric metrics measure measures score scores toolkit "
+    "library suite paradigm".split()
+)
+_NOT_PLURAL = frozenset(
+    "data series news physics mathematics statistics dynamics analysis bias "
+    "basis thesis corpus status gas lens process".split()
+)
 
 
 @lru_cache(maxsize=1)
@@ -80,13 +91,19 @@ def canonical_key(text: str) -> str:
     words = _SPACES.split(_DASHES.sub(" ", text).strip())
     if not words or words == [""]:
         return ""
-    if len(words) > 1 and words[-1].casefold() in _NAME_HEADS and words[0][0].isalpha() \
-            and all(map(_name_shaped, words[:-1])):
+    if (
+        len(words) > 1
+        and words[-1].casefold() in _NAME_HEADS
+        and words[0][0].isalpha()
+        and all(map(_name_shaped, words[:-1]))
+    ):
         words = words[:-1]  # "JAVELIN system", "GLUE benchmark", "BLEU score": the name alone
     plural = _ACRONYM_PLURAL.match(words[-1])
     if plural:
         words[-1] = plural.group(1)
-    caps = words[-1].isupper() and len(words[-1]) > 1  # "COTS", "SOTAS": an acronym, not a plural noun
+    caps = (
+        words[-1].isupper() and len(words[-1]) > 1
+    )  # "COTS", "SOTAS": an acronym, not a plural noun
     words = [w.casefold() for w in words]
     if not plural and not caps:
         words[-1] = _singular(words[-1])
@@ -113,8 +130,16 @@ def _gazetteer_index(directory: str | None = None) -> dict[str, tuple[str, str]]
 def _gazetteer_cased(directory: str | None = None) -> frozenset[str]:
     """Keys whose gazetteer spellings all have capitals or digits: an all-caps coined name like
     "RECALL" may only join an entry that is spelled in capitals somewhere ("recall" is not)."""
-    lowercase = {canonical_key(n) for _l, _c, names in load_gazetteer(directory) for n in names if n == n.lower()}
-    return frozenset(canonical_key(n) for _l, _c, names in load_gazetteer(directory) for n in names) - lowercase
+    lowercase = {
+        canonical_key(n)
+        for _l, _c, names in load_gazetteer(directory)
+        for n in names
+        if n == n.lower()
+    }
+    return (
+        frozenset(canonical_key(n) for _l, _c, names in load_gazetteer(directory) for n in names)
+        - lowercase
+    )
 
 
 @dataclass
@@ -137,7 +162,9 @@ class Resolution:
     entities: dict[str, Entity] = field(default_factory=dict)
     assignments: list[tuple[Mention, str]] = field(default_factory=list)
     proposed: set[tuple[str, str]] = field(default_factory=set)  # (paper id, entity id)
-    reasons: dict[str, dict[str, Counter[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(Counter)))
+    reasons: dict[str, dict[str, Counter[str]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(Counter))
+    )
     stats: ResolutionStats = field(default_factory=ResolutionStats)
 
     def merges(self) -> list[dict]:
@@ -148,15 +175,34 @@ class Resolution:
             if len(forms) < 2:
                 continue
             entity = self.entities[eid]
-            rows.append({"entity": eid, "name": entity.name, "label": entity.label, "papers": entity.support,
-                         "forms": [{"form": form, "mentions": sum(why.values()),
-                                    "reasons": [f"{reason} (x{n})" if n > 1 else reason for reason, n in why.most_common()]}
-                                   for form, why in sorted(forms.items())]})
+            rows.append(
+                {
+                    "entity": eid,
+                    "name": entity.name,
+                    "label": entity.label,
+                    "papers": entity.support,
+                    "forms": [
+                        {
+                            "form": form,
+                            "mentions": sum(why.values()),
+                            "reasons": [
+                                f"{reason} (x{n})" if n > 1 else reason
+                                for reason, n in why.most_common()
+                            ],
+                        }
+                        for form, why in sorted(forms.items())
+                    ],
+                }
+            )
         return sorted(rows, key=lambda r: (-len(r["forms"]), -r["papers"], r["entity"]))
 
 
-def resolve(extracted: Iterable[tuple[Paper, list[Mention]]], *, gazetteer_dir: str | None = None,
-            fuzzy_threshold: float = 92.0) -> Resolution:
+def resolve(
+    extracted: Iterable[tuple[Paper, list[Mention]]],
+    *,
+    gazetteer_dir: str | None = None,
+    fuzzy_threshold: float = 92.0,
+) -> Resolution:
     """Group mentions into entities across the corpus.
 
     Args:
@@ -172,7 +218,9 @@ def resolve(extracted: Iterable[tuple[Paper, list[Mention]]], *, gazetteer_dir: 
     gazetteer = _gazetteer_index(gazetteer_dir)
     stats = ResolutionStats()
     mentions: list[Mention] = []
-    defined: dict[str, dict[str, str]] = defaultdict(dict)  # paper -> short form key -> long form key
+    defined: dict[str, dict[str, str]] = defaultdict(
+        dict
+    )  # paper -> short form key -> long form key
     # (short form key or exact mixed-case spelling, label) -> long form keys: the votes a use consults
     label_votes_of_short: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     for _paper, paper_mentions in extracted:
@@ -191,7 +239,9 @@ def resolve(extracted: Iterable[tuple[Paper, list[Mention]]], *, gazetteer_dir: 
     keyed: list[tuple[Mention, str | None, str]] = []
     label_votes: dict[str, Counter[str]] = defaultdict(Counter)
     gazetteer_targets = {target for _label, target in gazetteer.values()}
-    introduced: dict[tuple[str, str], str] = {}  # (paper, key) -> label of the paper's "we propose X"
+    introduced: dict[
+        tuple[str, str], str
+    ] = {}  # (paper, key) -> label of the paper's "we propose X"
     for m in mentions:
         key, reason = _mention_key(m, defined.get(m.paper_id, {}), majority, stats, gazetteer_dir)
         keyed.append((m, key, reason))
@@ -205,7 +255,9 @@ def resolve(extracted: Iterable[tuple[Paper, list[Mention]]], *, gazetteer_dir: 
         # the paper that introduces a name says what it is, for all its mentions of it
         label_votes[key][introduced.get((m.paper_id, key), m.label)] += 1
 
-    label_of = {key: max(counts, key=lambda lab: (counts[lab], lab)) for key, counts in label_votes.items()}
+    label_of = {
+        key: max(counts, key=lambda lab: (counts[lab], lab)) for key, counts in label_votes.items()
+    }
     representative, variant_reason = _group_variants(label_votes, label_of, fuzzy_threshold)
 
     surface: dict[str, Counter[str]] = defaultdict(Counter)
@@ -241,7 +293,9 @@ def resolve(extracted: Iterable[tuple[Paper, list[Mention]]], *, gazetteer_dir: 
     return resolution
 
 
-def resolve_relations(relations: Iterable[RelationMention], resolution: Resolution) -> list[Relation]:
+def resolve_relations(
+    relations: Iterable[RelationMention], resolution: Resolution
+) -> list[Relation]:
     """Entity-level relations in the schema's types: each relation's head and tail mentions are
     looked up in ``resolution``; relations the schema does not keep, relations with an end that
     became no entity, and relations of an entity with itself are dropped."""
@@ -252,17 +306,23 @@ def resolve_relations(relations: Iterable[RelationMention], resolution: Resoluti
         tail = by_span.get((r.paper_id, r.tail_start, r.tail_end))
         if head is None or tail is None or head == tail:
             continue
-        mapped = schema_relation(r.label, resolution.entities[head].label, resolution.entities[tail].label)
+        mapped = schema_relation(
+            r.label, resolution.entities[head].label, resolution.entities[tail].label
+        )
         if mapped is None:
             continue
         rel_type, reverse = mapped
         source, target = (tail, head) if reverse else (head, tail)
-        found.append(Relation(source, target, rel_type, r.paper_id, r.sentence, r.extractor, r.score))
+        found.append(
+            Relation(source, target, rel_type, r.paper_id, r.sentence, r.extractor, r.score)
+        )
     return found
 
 
 _DIGITS = re.compile(r"\d+")
-_MIXED_CASE = re.compile(r"[a-z].*[A-Z]")  # a lowercase letter before a capital: "vLLM", "CoT", "ViT"
+_MIXED_CASE = re.compile(
+    r"[a-z].*[A-Z]"
+)  # a lowercase letter before a capital: "vLLM", "CoT", "ViT"
 
 
 def _exact_short(text: str) -> str:
@@ -310,7 +370,11 @@ class _Majority:
         own, every = self.votes.get((lookup, label)), self.votes.get((lookup, ""))
         # the definitions with the use's label decide when there are enough of them to trust the
         # label (two papers, or a third of the definitions): one stray label does not
-        if own and every and (sum(own.values()) >= 2 or 3 * sum(own.values()) >= sum(every.values())):
+        if (
+            own
+            and every
+            and (sum(own.values()) >= 2 or 3 * sum(own.values()) >= sum(every.values()))
+        ):
             decided, scope = self._decide(lookup, label), f" as a {label.lower()}"
         else:
             decided, scope = self._decide(lookup, ""), ""
@@ -331,15 +395,18 @@ def _same_spelling(a: str, b: str, threshold: float) -> bool:
         wa, wb = [w for w in wa if w not in _STOP], [w for w in wb if w not in _STOP]
         if len(wa) != len(wb):  # "pre training" ~ "pretrainng": compare without the spaces
             return bool(fuzz.ratio("".join(wa), "".join(wb), score_cutoff=threshold))
-    return all(x == y or (x in _STOP and y in _STOP) or (len(x) >= 3 and x[:3] == y[:3])
-               for x, y in zip(wa, wb))
+    return all(
+        x == y or (x in _STOP and y in _STOP) or (len(x) >= 3 and x[:3] == y[:3])
+        for x, y in zip(wa, wb)
+    )
 
 
 _STOP = frozenset("a an and as at by for from in into of on or the to via with without".split())
 
 
-def _group_variants(counts: dict[str, Counter[str]], label_of: dict[str, str],
-                    threshold: float) -> tuple[dict[str, str], dict[str, str]]:
+def _group_variants(
+    counts: dict[str, Counter[str]], label_of: dict[str, str], threshold: float
+) -> tuple[dict[str, str], dict[str, str]]:
     """Keys of one label that spell one concept: equal without spaces ("fine tuning" =
     "finetuning"), or a rapidfuzz ratio >= ``threshold`` within a block of keys that share their
     first four letters and all their numbers (so "gpt 3" never meets "gpt 4"). Only keys of one
@@ -370,11 +437,13 @@ def _group_variants(counts: dict[str, Counter[str]], label_of: dict[str, str],
         for members in blocks.values():
             candidates = [k for k in members if len(k) >= 6]
             for i, a in enumerate(candidates):
-                for b in candidates[i + 1:]:
+                for b in candidates[i + 1 :]:
                     score = fuzz.ratio(a, b, score_cutoff=threshold)
                     if score and root(a) != root(b) and _same_spelling(a, b, threshold):
                         parent[root(b)] = root(a)
-                        reasons[b] = f"fuzzy: '{b}' ~ '{a}' (ratio {score:.0f}, same label and block)"
+                        reasons[b] = (
+                            f"fuzzy: '{b}' ~ '{a}' (ratio {score:.0f}, same label and block)"
+                        )
     groups: dict[str, list[str]] = defaultdict(list)
     for key in counts:
         groups[root(key)].append(key)
@@ -384,7 +453,9 @@ def _group_variants(counts: dict[str, Counter[str]], label_of: dict[str, str],
     representative: dict[str, str] = {}
     for members in groups.values():
         # the most mentioned spelling; ties go to the one written with fewer spaces
-        best = max(members, key=lambda k: (compact_weight[k.replace(" ", "")], weight[k], -k.count(" "), k))
+        best = max(
+            members, key=lambda k: (compact_weight[k.replace(" ", "")], weight[k], -k.count(" "), k)
+        )
         for k in members:
             representative[k] = best
             if k != best and k not in reasons:
@@ -392,18 +463,29 @@ def _group_variants(counts: dict[str, Counter[str]], label_of: dict[str, str],
     return representative, reasons
 
 
-def _mention_key(m: Mention, paper_defs: dict[str, str], majority: _Majority, stats: ResolutionStats,
-                 gazetteer_dir: str | None = None) -> tuple[str | None, str]:
+def _mention_key(
+    m: Mention,
+    paper_defs: dict[str, str],
+    majority: _Majority,
+    stats: ResolutionStats,
+    gazetteer_dir: str | None = None,
+) -> tuple[str | None, str]:
     """Canonical key for one mention (None when it names nothing in particular) and why."""
     if m.canonical:
         key, reason = canonical_key(m.canonical), f"gazetteer: alias of '{m.canonical}'"
     elif m.long_form and m.short_form:
-        key, reason = canonical_key(m.long_form), f"acronym: its paper defines '{m.short_form}' as '{m.long_form}'"
+        key, reason = (
+            canonical_key(m.long_form),
+            f"acronym: its paper defines '{m.short_form}' as '{m.long_form}'",
+        )
     else:
         key, reason = canonical_key(m.text), "same key after case, dash and plural normalisation"
         if _ACRONYM.match(m.text.rstrip("s")):
             if key in paper_defs:
-                key, reason = paper_defs[key], f"acronym: its paper defines it as '{paper_defs[key]}'"
+                key, reason = (
+                    paper_defs[key],
+                    f"acronym: its paper defines it as '{paper_defs[key]}'",
+                )
             else:
                 won = majority.winner(m.text, key, m.label)
                 if won is not None:
@@ -416,9 +498,17 @@ def _mention_key(m: Mention, paper_defs: dict[str, str], majority: _Majority, st
     gazetteer = _gazetteer_index(gazetteer_dir)
     if key not in gazetteer:
         return key, reason
-    if m.text.isupper() and len(m.text) > 1 and not m.canonical and key == canonical_key(m.text) \
-            and key not in _gazetteer_cased(gazetteer_dir):
-        return m.text, "all-caps name kept apart from the lowercase word"  # "RECALL" is not "recall"
+    if (
+        m.text.isupper()
+        and len(m.text) > 1
+        and not m.canonical
+        and key == canonical_key(m.text)
+        and key not in _gazetteer_cased(gazetteer_dir)
+    ):
+        return (
+            m.text,
+            "all-caps name kept apart from the lowercase word",
+        )  # "RECALL" is not "recall"
     if gazetteer[key][1] != key:
         reason += f"; gazetteer: '{key}' is an alias of '{gazetteer[key][1]}'"
     return gazetteer[key][1], reason
@@ -427,7 +517,10 @@ def _mention_key(m: Mention, paper_defs: dict[str, str], majority: _Majority, st
 @lru_cache(maxsize=4)
 def _gazetteer_names(directory: str | None = None) -> dict[str, str]:
     """canonical key -> the gazetteer's own spelling of the entry."""
-    return {canonical_key(canonical): canonical for _label, canonical, _names in load_gazetteer(directory)}
+    return {
+        canonical_key(canonical): canonical
+        for _label, canonical, _names in load_gazetteer(directory)
+    }
 
 
 def _display_name(entity: Entity, forms: Counter[str], gazetteer_names: dict[str, str]) -> str:
@@ -443,4 +536,7 @@ def _display_name(entity: Entity, forms: Counter[str], gazetteer_names: dict[str
     def sentence_cased(f: str) -> bool:  # "Deep learning" at a sentence start, not a name
         return " " in f and f[0].isupper() and f[1:] == f[1:].lower()
 
-    return max(candidates, key=lambda f: (by_case[f.casefold()], not sentence_cased(f), forms[f], -len(f), f))
+    return max(
+        candidates,
+        key=lambda f: (by_case[f.casefold()], not sentence_cased(f), forms[f], -len(f), f),
+    )

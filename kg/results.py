@@ -18,8 +18,8 @@ from typing import Any
 import networkx as nx
 
 from .model import ResultMention
-from .schema import RESULT_LABEL
 from .resolve import Resolution, canonical_key, entity_id
+from .schema import RESULT_LABEL
 
 __all__ = [
     "LOWER_IS_BETTER",

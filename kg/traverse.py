@@ -63,7 +63,9 @@ def find(G: nx.MultiDiGraph, name: str, *, label: str | None = None) -> str:
     found = matches(G, name, label=label)
     if not found:
         where = f" with label {label}" if label else ""
-        raise NodeNotFound(f"no node{where} named {name!r}; try `kg stats` or KnowledgeGraph.top() for names")
+        raise NodeNotFound(
+            f"no node{where} named {name!r}; try `kg stats` or KnowledgeGraph.top() for names"
+        )
     return max(found, key=lambda n: (G.nodes[n].get("support", 0), n))
 
 
@@ -88,7 +90,9 @@ def _node_label(label: str | None) -> str | None:
     for known in ("Paper", *ENTITY_NODE_LABELS):
         if label.lower() == known.lower():
             return known
-    raise ValueError(f"label not supported: {label!r}; use one of Paper, {', '.join(ENTITY_NODE_LABELS)}")
+    raise ValueError(
+        f"label not supported: {label!r}; use one of Paper, {', '.join(ENTITY_NODE_LABELS)}"
+    )
 
 
 def nodes_with_label(G: nx.MultiDiGraph, label: str) -> list[str]:
@@ -113,16 +117,26 @@ def entities_of(G: nx.MultiDiGraph, paper: str, *, label: str | None = None) -> 
     """Entities a paper is linked to (optionally of one label), sorted."""
     _check(G, paper)
     wanted = (_node_label(label),) if label else ENTITY_NODE_LABELS
-    return sorted({v for _, v, k in G.out_edges(paper, keys=True)
-                   if k != "RELATED_TO" and G.nodes[v].get("label") in wanted})
+    return sorted(
+        {
+            v
+            for _, v, k in G.out_edges(paper, keys=True)
+            if k != "RELATED_TO" and G.nodes[v].get("label") in wanted
+        }
+    )
 
 
-def related_papers(G: nx.MultiDiGraph, paper: str, *, k: int = 5) -> list[tuple[str, float, list[str]]]:
+def related_papers(
+    G: nx.MultiDiGraph, paper: str, *, k: int = 5
+) -> list[tuple[str, float, list[str]]]:
     """The ``k`` papers most related to ``paper``: ``(paper id, weight, shared entity ids)``,
     strongest first."""
     _check(G, paper)
     found = []
-    for u, v, key, data in [*G.out_edges(paper, keys=True, data=True), *G.in_edges(paper, keys=True, data=True)]:
+    for u, v, key, data in [
+        *G.out_edges(paper, keys=True, data=True),
+        *G.in_edges(paper, keys=True, data=True),
+    ]:
         if key == "RELATED_TO":
             other = v if u == paper else u
             found.append((other, float(data.get("weight", 0.0)), list(data.get("shared", []))))
@@ -151,7 +165,12 @@ def top(G: nx.MultiDiGraph, label: str, *, n: int = 20) -> list[tuple[str, int]]
     """The ``n`` entities of ``label`` with the most supporting papers: ``(entity id, support)``.
     Ties go to the entity mentioned most often, then to the id."""
     wanted = _node_label(label)
-    ranked = sorted(((node, int(d.get("support", 0)), int(d.get("mention_count", 0)))
-                     for node, d in G.nodes(data=True) if d.get("label") == wanted),
-                    key=lambda t: (-t[1], -t[2], t[0]))
+    ranked = sorted(
+        (
+            (node, int(d.get("support", 0)), int(d.get("mention_count", 0)))
+            for node, d in G.nodes(data=True)
+            if d.get("label") == wanted
+        ),
+        key=lambda t: (-t[1], -t[2], t[0]),
+    )
     return [(node, support) for node, support, _count in ranked[:n]]

@@ -27,21 +27,33 @@ def norm(s: str) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpora", type=Path, required=True)
-    ap.add_argument("--examples", type=Path, default=Path(__file__).resolve().parents[1] / "examples")
+    ap.add_argument(
+        "--examples", type=Path, default=Path(__file__).resolve().parents[1] / "examples"
+    )
     ap.add_argument("-o", "--out", type=Path, required=True)
     ap.add_argument("--n", type=int, default=1100, help="distinct abstracts")
     ap.add_argument("--iclr-share", type=float, default=0.8)
     ap.add_argument("--double", type=int, default=100)
-    ap.add_argument("--dev", type=int, default=120, help="dev abstracts beyond the double-annotated ones")
+    ap.add_argument(
+        "--dev", type=int, default=120, help="dev abstracts beyond the double-annotated ones"
+    )
     ap.add_argument("--test", type=int, default=200)
     ap.add_argument("--batch-size", type=int, default=25)
     ap.add_argument("--annotators", default="abcdefgh")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--min-chars", type=int, default=400)
     ap.add_argument("--max-chars", type=int, default=2200)
-    ap.add_argument("--extend", type=int, default=0,
-                    help="instead: draw this many more abstracts (all train) into new batches e00, e01, ...")
-    ap.add_argument("--new-annotators", default="ijkl", help="with --extend: who annotates the new batches (one letter each, or comma-separated names)")
+    ap.add_argument(
+        "--extend",
+        type=int,
+        default=0,
+        help="instead: draw this many more abstracts (all train) into new batches e00, e01, ...",
+    )
+    ap.add_argument(
+        "--new-annotators",
+        default="ijkl",
+        help="with --extend: who annotates the new batches (one letter each, or comma-separated names)",
+    )
     args = ap.parse_args()
 
     banned_ids, banned_text = set(), set()
@@ -87,7 +99,16 @@ def main() -> None:
         if key in seen_text:
             continue
         seen_text.add(key)
-        rows.append({"id": r["id"], "source": src, "title": r["title"], "year": r["year"], "venue": r["venue"], "text": r["abstract"]})
+        rows.append(
+            {
+                "id": r["id"],
+                "source": src,
+                "title": r["title"],
+                "year": r["year"],
+                "venue": r["venue"],
+                "text": r["abstract"],
+            }
+        )
     splits = {}
     for i, row in enumerate(rows):
         if i < args.double + args.dev:
@@ -124,7 +145,9 @@ def main() -> None:
     (args.out / "splits.json").write_text(json.dumps(splits, indent=0, sort_keys=True) + "\n")
     (args.out / "queues.json").write_text(json.dumps(queues, indent=1) + "\n")
     counts = {s: sum(1 for v in splits.values() if v == s) for s in ("train", "dev", "test")}
-    print(f"{len(rows)} abstracts ({len(iclr)} ICLR 2026 non-accepted and {len(other)} 2019-2025 allowed), {counts}")
+    print(
+        f"{len(rows)} abstracts ({len(iclr)} ICLR 2026 non-accepted and {len(other)} 2019-2025 allowed), {counts}"
+    )
     print(json.dumps(queues))
 
 
@@ -137,8 +160,12 @@ def extend(args: argparse.Namespace, iclr: list, other: list) -> None:
         for line in f.open(encoding="utf-8"):
             taken.add(norm(json.loads(line)["text"]))
     rng = random.Random(args.seed + 1)
-    fresh_iclr = [x for x in iclr if x[1]["id"] not in splits and norm(x[1]["abstract"]) not in taken]
-    fresh_other = [x for x in other if x[1]["id"] not in splits and norm(x[1]["abstract"]) not in taken]
+    fresh_iclr = [
+        x for x in iclr if x[1]["id"] not in splits and norm(x[1]["abstract"]) not in taken
+    ]
+    fresh_other = [
+        x for x in other if x[1]["id"] not in splits and norm(x[1]["abstract"]) not in taken
+    ]
     n_iclr = round(args.extend * args.iclr_share)
     picked = rng.sample(fresh_iclr, n_iclr) + rng.sample(fresh_other, args.extend - n_iclr)
     rng.shuffle(picked)
@@ -147,15 +174,26 @@ def extend(args: argparse.Namespace, iclr: list, other: list) -> None:
         if norm(r["abstract"]) in taken:
             continue
         taken.add(norm(r["abstract"]))
-        rows.append({"id": r["id"], "source": src, "title": r["title"], "year": r["year"], "venue": r["venue"], "text": r["abstract"]})
+        rows.append(
+            {
+                "id": r["id"],
+                "source": src,
+                "title": r["title"],
+                "year": r["year"],
+                "venue": r["venue"],
+                "text": r["abstract"],
+            }
+        )
         splits[r["id"]] = "train"
     first = len([f for f in args.out.glob("e*.jsonl")])
-    ann = args.new_annotators.split(",") if "," in args.new_annotators else list(args.new_annotators)
+    ann = (
+        args.new_annotators.split(",") if "," in args.new_annotators else list(args.new_annotators)
+    )
     bs = args.batch_size
     for k in range(0, len(rows), bs):
         name = f"e{first + k // bs:02d}"
         with open(args.out / f"{name}.jsonl", "w", encoding="utf-8") as h:
-            for row in rows[k:k + bs]:
+            for row in rows[k : k + bs]:
                 h.write(json.dumps(row, ensure_ascii=False) + "\n")
         queues.setdefault(ann[(k // bs) % len(ann)], []).append(name)
     (args.out / "splits.json").write_text(json.dumps(splits, indent=0, sort_keys=True) + "\n")

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Check, count, compare and resolve annotation files (data/annotations/, format in kg/annotations.py).
 
-    python scripts/annotations.py validate FILE...
-    python scripts/annotations.py stats FILE...
-    python scripts/annotations.py agree FIRST.jsonl SECOND.jsonl
-    python scripts/annotations.py resolve DRAFT --batch BATCH --annotator A -o OUT
+python scripts/annotations.py validate FILE...
+python scripts/annotations.py stats FILE...
+python scripts/annotations.py agree FIRST.jsonl SECOND.jsonl
+python scripts/annotations.py resolve DRAFT --batch BATCH --annotator A -o OUT
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ def main(argv: list[str]) -> int:
     ag.add_argument("second")
     r = sub.add_parser("resolve", help="turn a draft (entities with forms) into annotation records")
     r.add_argument("draft")
-    r.add_argument("--batch", required=True, help="the batch file the draft annotates (id, source, text)")
+    r.add_argument(
+        "--batch", required=True, help="the batch file the draft annotates (id, source, text)"
+    )
     r.add_argument("--annotator", required=True)
     r.add_argument("-o", "--out", required=True)
     args = parser.parse_args(argv)
@@ -51,10 +53,19 @@ def main(argv: list[str]) -> int:
                 from kg.paper_eval import agreement
 
                 res = agreement(load([args.first]), load([args.second]))
-                print(json.dumps({"abstracts": res["abstracts"], "span_f": round(res["spans"]["f"], 4),
-                                  "paper_f": round(res["paper"]["f"], 4),
-                                  "paper_per_label": {k: round(v["f"], 4) for k, v in res["paper"]["per_type"].items()},
-                                  "proposes_f": round(res["paper"]["proposes"]["f"], 4)}))
+                print(
+                    json.dumps(
+                        {
+                            "abstracts": res["abstracts"],
+                            "span_f": round(res["spans"]["f"], 4),
+                            "paper_f": round(res["paper"]["f"], 4),
+                            "paper_per_label": {
+                                k: round(v["f"], 4) for k, v in res["paper"]["per_type"].items()
+                            },
+                            "proposes_f": round(res["paper"]["proposes"]["f"], 4),
+                        }
+                    )
+                )
         except (AnnotationError, OSError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
@@ -86,7 +97,14 @@ def main(argv: list[str]) -> int:
             print(f"{args.draft}:{lineno} [{d['id']}] ERROR {msg}")
         for msg in warnings:
             print(f"{args.draft}:{lineno} [{d['id']}] warn  {msg}")
-        rec = {"id": d["id"], "source": src["source"], "text": src["text"], "entities": ents, "annotator": args.annotator, "pass": 2}
+        rec = {
+            "id": d["id"],
+            "source": src["source"],
+            "text": src["text"],
+            "entities": ents,
+            "annotator": args.annotator,
+            "pass": 2,
+        }
         try:
             validate_record(rec, f"{args.draft}:{lineno}")
         except AnnotationError as exc:

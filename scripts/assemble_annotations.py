@@ -51,9 +51,17 @@ def main() -> None:
             continue
         if batch.startswith("d"):
             for a in versions:
-                shutil.copyfile(ANN / "raw" / a / f"{batch}.jsonl", ANN / "double" / f"{batch}.{a}.jsonl")
+                shutil.copyfile(
+                    ANN / "raw" / a / f"{batch}.jsonl", ANN / "double" / f"{batch}.{a}.jsonl"
+                )
             adj_path = adjudicated_dir / f"{batch}.jsonl"
-            chosen = {r.id: r for r in load([adj_path])} if adj_path.exists() else versions[annotators[0]] if annotators[0] in versions else next(iter(versions.values()))
+            chosen = (
+                {r.id: r for r in load([adj_path])}
+                if adj_path.exists()
+                else versions[annotators[0]]
+                if annotators[0] in versions
+                else next(iter(versions.values()))
+            )
             adjudicated = adj_path.exists()
         else:
             chosen = next(iter(versions.values()))

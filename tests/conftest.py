@@ -15,8 +15,15 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "iclr2026"
 
 #: kg and docker/neo4j.sh read these; in the tests they would name the user's server or instance.
-USER_NEO4J_VARIABLES = ("NEO4J_URI", "NEO4J_USERNAME", "NEO4J_PASSWORD", "NEO4J_DATABASE", "NEO4J_INSTANCE",
-                        "NEO4J_BOLT_PORT", "NEO4J_AUTH")
+USER_NEO4J_VARIABLES = (
+    "NEO4J_URI",
+    "NEO4J_USERNAME",
+    "NEO4J_PASSWORD",
+    "NEO4J_DATABASE",
+    "NEO4J_INSTANCE",
+    "NEO4J_BOLT_PORT",
+    "NEO4J_AUTH",
+)
 for _name in USER_NEO4J_VARIABLES:
     os.environ.pop(_name, None)
 

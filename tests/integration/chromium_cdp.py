@@ -20,8 +20,9 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["CHROMIUM_FLAGS", "find_chromium", "Browser", "Page", "CDPError"]
 
@@ -110,8 +111,14 @@ class _Pipe:
                 self.closed = True
                 self._cv.notify_all()
 
-    def send(self, method: str, params: dict[str, Any] | None = None, *, session: str | None = None,
-             timeout: float = 60.0) -> dict[str, Any]:
+    def send(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        session: str | None = None,
+        timeout: float = 60.0,
+    ) -> dict[str, Any]:
         with self._lock:
             self._next_id += 1
             mid = self._next_id
@@ -132,11 +139,14 @@ class _Pipe:
                 raise CDPError(f"{method}: the browser closed the pipe")
             response = self._responses.pop(mid)
         if "error" in response:
-            raise CDPError(f"{method}: {response['error'].get('message')} {response['error'].get('data', '')}")
+            raise CDPError(
+                f"{method}: {response['error'].get('message')} {response['error'].get('data', '')}"
+            )
         return response.get("result", {})
 
-    def wait_event(self, predicate: Callable[[dict[str, Any]], bool], *, start: int = 0,
-                   timeout: float = 30.0) -> dict[str, Any]:
+    def wait_event(
+        self, predicate: Callable[[dict[str, Any]], bool], *, start: int = 0, timeout: float = 30.0
+    ) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         with self._cv:
             seen = start
@@ -154,12 +164,14 @@ class _Pipe:
 class Browser:
     """One headless Chromium with a fresh profile; use as a context manager::
 
-        with Browser() as browser:
-            page = browser.new_page()
-            page.goto(Path("graph.html").resolve().as_uri())
+    with Browser() as browser:
+        page = browser.new_page()
+        page.goto(Path("graph.html").resolve().as_uri())
     """
 
-    def __init__(self, executable: str | None = None, *, width: int = 1400, height: int = 900) -> None:
+    def __init__(
+        self, executable: str | None = None, *, width: int = 1400, height: int = 900
+    ) -> None:
         exe = executable or find_chromium()
         if not exe:
             raise FileNotFoundError("no chromium on PATH; run scripts/install-system-deps.sh")
@@ -207,9 +219,11 @@ class Browser:
         except OSError:
             return ""
 
-    def new_page(self) -> "Page":
+    def new_page(self) -> Page:
         target = self._pipe.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = self._pipe.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        session = self._pipe.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
         return Page(self._pipe, session, target, self.width, self.height)
 
     def close(self) -> None:
@@ -232,7 +246,7 @@ class Browser:
                 pass
         shutil.rmtree(self.profile, ignore_errors=True)
 
-    def __enter__(self) -> "Browser":
+    def __enter__(self) -> Browser:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -250,18 +264,30 @@ class Page:
         self._start = len(pipe.events)
         for domain in ("Page", "Runtime", "Network", "Log"):
             self.call(f"{domain}.enable")
-        self.call("Network.emulateNetworkConditions", offline=True, latency=0,
-                  downloadThroughput=0, uploadThroughput=0)
+        self.call(
+            "Network.emulateNetworkConditions",
+            offline=True,
+            latency=0,
+            downloadThroughput=0,
+            uploadThroughput=0,
+        )
         self.call("Network.setCacheDisabled", cacheDisabled=True)
-        self.call("Emulation.setDeviceMetricsOverride", width=width, height=height,
-                  deviceScaleFactor=1, mobile=False)
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
 
     def call(self, method: str, timeout: float = 60.0, **params: Any) -> dict[str, Any]:
         return self._pipe.send(method, params, session=self.session, timeout=timeout)
 
     def _events(self) -> list[dict[str, Any]]:
         with self._pipe._cv:
-            return [e for e in self._pipe.events[self._start:] if e.get("sessionId") == self.session]
+            return [
+                e for e in self._pipe.events[self._start :] if e.get("sessionId") == self.session
+            ]
 
     def goto(self, url: str, *, timeout: float = 60.0) -> None:
         mark = len(self._pipe.events)
@@ -269,15 +295,23 @@ class Page:
         if result.get("errorText"):
             raise CDPError(f"cannot open {url}: {result['errorText']}")
         self._pipe.wait_event(
-            lambda e: e.get("sessionId") == self.session and e.get("method") == "Page.loadEventFired",
+            lambda e: (
+                e.get("sessionId") == self.session and e.get("method") == "Page.loadEventFired"
+            ),
             start=mark,
             timeout=timeout,
         )
 
     def evaluate(self, expression: str, *, timeout: float = 60.0) -> Any:
         """The JSON value of ``expression`` (promises are awaited); page exceptions raise."""
-        result = self.call("Runtime.evaluate", timeout=timeout, expression=expression,
-                           returnByValue=True, awaitPromise=True, userGesture=True)
+        result = self.call(
+            "Runtime.evaluate",
+            timeout=timeout,
+            expression=expression,
+            returnByValue=True,
+            awaitPromise=True,
+            userGesture=True,
+        )
         if "exceptionDetails" in result:
             details = result["exceptionDetails"]
             text = details.get("exception", {}).get("description") or details.get("text")
@@ -297,15 +331,23 @@ class Page:
     def click(self, x: float, y: float) -> None:
         """A real left click at page coordinates (CSS pixels)."""
         self.call("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)
-        self.call("Input.dispatchMouseEvent", type="mousePressed", x=x, y=y, button="left", clickCount=1)
-        self.call("Input.dispatchMouseEvent", type="mouseReleased", x=x, y=y, button="left", clickCount=1)
+        self.call(
+            "Input.dispatchMouseEvent", type="mousePressed", x=x, y=y, button="left", clickCount=1
+        )
+        self.call(
+            "Input.dispatchMouseEvent", type="mouseReleased", x=x, y=y, button="left", clickCount=1
+        )
 
     def type_text(self, text: str) -> None:
         self.call("Input.insertText", text=text)
 
     def press(self, key: str) -> None:
         codes = {"Enter": 13, "Escape": 27, "ArrowDown": 40, "ArrowUp": 38, "Tab": 9}
-        extra: dict[str, Any] = {"key": key, "code": key, "windowsVirtualKeyCode": codes.get(key, 0)}
+        extra: dict[str, Any] = {
+            "key": key,
+            "code": key,
+            "windowsVirtualKeyCode": codes.get(key, 0),
+        }
         down = dict(extra, type="keyDown")
         if key == "Enter":
             down["text"] = "\r"
@@ -333,11 +375,21 @@ class Page:
         for e in self._events():
             method, params = e.get("method"), e.get("params", {})
             if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-                out.append("console: " + " ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", [])))
+                out.append(
+                    "console: "
+                    + " ".join(
+                        str(a.get("value", a.get("description", "")))
+                        for a in params.get("args", [])
+                    )
+                )
             elif method == "Runtime.exceptionThrown":
                 d = params.get("exceptionDetails", {})
-                out.append("exception: " + str(d.get("exception", {}).get("description") or d.get("text")))
+                out.append(
+                    "exception: " + str(d.get("exception", {}).get("description") or d.get("text"))
+                )
             elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
                 entry = params["entry"]
-                out.append(f"log ({entry.get('source')}): {entry.get('text')} {entry.get('url', '')}".strip())
+                out.append(
+                    f"log ({entry.get('source')}): {entry.get('text')} {entry.get('url', '')}".strip()
+                )
         return out

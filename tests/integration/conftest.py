@@ -17,7 +17,13 @@ import os
 import shutil
 
 import pytest
-from neo4j_server import Neo4jInstance, NotATestDatabase, claim_database, clear_database, external_server
+from neo4j_server import (
+    Neo4jInstance,
+    NotATestDatabase,
+    claim_database,
+    clear_database,
+    external_server,
+)
 
 
 @pytest.fixture(scope="session")

@@ -23,8 +23,12 @@ MARKER_INDEX = "kg_test_suite_owns_this_database"
 
 #: The only variables that point the suite at a server it did not start (``NEO4J_URI`` and friends
 #: are the user's own settings and are ignored).
-TEST_SERVER_VARIABLES = ("KG_TEST_NEO4J_URI", "KG_TEST_NEO4J_USERNAME", "KG_TEST_NEO4J_PASSWORD",
-                         "KG_TEST_NEO4J_DATABASE")
+TEST_SERVER_VARIABLES = (
+    "KG_TEST_NEO4J_URI",
+    "KG_TEST_NEO4J_USERNAME",
+    "KG_TEST_NEO4J_PASSWORD",
+    "KG_TEST_NEO4J_DATABASE",
+)
 
 
 class NotATestDatabase(RuntimeError):
@@ -52,11 +56,23 @@ class Neo4jInstance:
     env: dict[str, str] = field(default_factory=dict)
 
     def _run(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-        env = {**os.environ, "NEO4J_INSTANCE": str(self.directory), "NEO4J_AUTH": self.auth, **self.env}
+        env = {
+            **os.environ,
+            "NEO4J_INSTANCE": str(self.directory),
+            "NEO4J_AUTH": self.auth,
+            **self.env,
+        }
         if "NEO4J_BOLT_PORT" not in self.env:  # a fixed port would collide between instances
             env.pop("NEO4J_BOLT_PORT", None)
-        return subprocess.run(["bash", str(NEO4J_SH), *args], env=env, capture_output=True, text=True,
-                              timeout=timeout, check=False, cwd=self.directory)
+        return subprocess.run(
+            ["bash", str(NEO4J_SH), *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            cwd=self.directory,
+        )
 
     def start(self, attempts: int = 3) -> str:
         """Start the server; a port taken between choosing and binding it (another test run on the
@@ -68,7 +84,9 @@ class Neo4jInstance:
                 self.uri = done.stdout.strip().splitlines()[-1]
                 return self.uri
             (self.directory / "run" / "kg-neo4j.port").unlink(missing_ok=True)
-        raise RuntimeError(f"docker/neo4j.sh start failed ({done.returncode}) in {self.directory}:\n{done.stderr}")
+        raise RuntimeError(
+            f"docker/neo4j.sh start failed ({done.returncode}) in {self.directory}:\n{done.stderr}"
+        )
 
     def stop(self) -> None:
         self._run("stop", timeout=120)
@@ -94,8 +112,11 @@ class Neo4jInstance:
 
 
 def _has_marker(driver, database: str) -> bool:
-    records, _, _ = driver.execute_query("SHOW INDEXES YIELD name WHERE name = $name RETURN name",
-                                         parameters_={"name": MARKER_INDEX}, database_=database)
+    records, _, _ = driver.execute_query(
+        "SHOW INDEXES YIELD name WHERE name = $name RETURN name",
+        parameters_={"name": MARKER_INDEX},
+        database_=database,
+    )
     return bool(records)
 
 
@@ -116,9 +137,12 @@ def claim_database(driver, database: str) -> None:
     if nodes:
         raise NotATestDatabase(
             f"database {database!r} holds {nodes:,} nodes the test suite did not write; refusing to use it. "
-            "Unset KG_TEST_NEO4J_URI to let the tests start their own server, or point it at an empty database")
-    driver.execute_query(f"CREATE INDEX `{MARKER_INDEX}` IF NOT EXISTS FOR (n:KgTestSuiteMarker) ON (n.id)",
-                         database_=database)
+            "Unset KG_TEST_NEO4J_URI to let the tests start their own server, or point it at an empty database"
+        )
+    driver.execute_query(
+        f"CREATE INDEX `{MARKER_INDEX}` IF NOT EXISTS FOR (n:KgTestSuiteMarker) ON (n.id)",
+        database_=database,
+    )
 
 
 def clear_database(driver, database: str, *, schema: bool = False) -> None:
@@ -130,16 +154,24 @@ def clear_database(driver, database: str, *, schema: bool = False) -> None:
         NotATestDatabase: the database has no marker (see :func:`claim_database`); nothing is deleted.
     """
     if not _has_marker(driver, database):
-        raise NotATestDatabase(f"database {database!r} was not claimed by the test suite; not clearing it")
-    with driver.session(database=database) as session:   # in chunks: a big graph exceeds one transaction's memory
+        raise NotATestDatabase(
+            f"database {database!r} was not claimed by the test suite; not clearing it"
+        )
+    with driver.session(
+        database=database
+    ) as session:  # in chunks: a big graph exceeds one transaction's memory
         session.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
     if not schema:
         return
-    records, _, _ = driver.execute_query("SHOW CONSTRAINTS YIELD name RETURN name", database_=database)
+    records, _, _ = driver.execute_query(
+        "SHOW CONSTRAINTS YIELD name RETURN name", database_=database
+    )
     for record in records:
         driver.execute_query(f"DROP CONSTRAINT `{record['name']}` IF EXISTS", database_=database)
     records, _, _ = driver.execute_query(
         "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' AND name <> $marker RETURN name",
-        parameters_={"marker": MARKER_INDEX}, database_=database)
+        parameters_={"marker": MARKER_INDEX},
+        database_=database,
+    )
     for record in records:
         driver.execute_query(f"DROP INDEX `{record['name']}` IF EXISTS", database_=database)

@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from chromium_cdp import Browser, find_chromium
+
 from graph_exports.html import write_html
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,8 +34,13 @@ pytestmark = pytest.mark.browser
 def _chromium() -> str:
     exe = find_chromium()
     if exe is None and os.environ.get("KG_INSTALL_CHROMIUM", "1") != "0":
-        subprocess.run(["sh", str(ROOT / "scripts" / "install-chromium.sh")], check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900)
+        subprocess.run(
+            ["sh", str(ROOT / "scripts" / "install-chromium.sh")],
+            check=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=900,
+        )
         exe = find_chromium()
     if exe is None:
         message = "no chromium: run scripts/install-system-deps.sh"
@@ -72,13 +77,15 @@ def open_page(browser, path: Path, *, timeout: float = 60.0):
 
 def node_point(page, node_id: str) -> tuple[float, float]:
     """Page coordinates of a node's centre, as the user sees it."""
-    return tuple(page.evaluate(
-        f"""(() => {{
+    return tuple(
+        page.evaluate(
+            f"""(() => {{
             const p = kg.network.canvasToDOM(kg.network.getPosition({node_id!r}));
             const r = document.getElementById('mynetwork').getBoundingClientRect();
             return [r.left + p.x, r.top + p.y];
         }})()"""
-    ))
+        )
+    )
 
 
 def assert_offline_and_clean(page, path: Path) -> None:
@@ -103,7 +110,11 @@ def test_page_data_holds_every_node_and_edge(browser, pages):
     counts = page.evaluate("[kg.data.nodes.length, kg.data.edges.length, kg.nodes.length]")
     assert counts == [g.number_of_nodes(), g.number_of_edges(), g.number_of_nodes()]
     papers = open_page(browser, pages["papers"])
-    assert papers.evaluate("[kg.data.nodes.length, kg.data.edges.length, kg.edges.length]") == [2, 1, 1]
+    assert papers.evaluate("[kg.data.nodes.length, kg.data.edges.length, kg.edges.length]") == [
+        2,
+        1,
+        1,
+    ]
 
 
 def test_legend_shows_every_label_with_its_colour(browser, pages):
@@ -112,23 +123,33 @@ def test_legend_shows_every_label_with_its_colour(browser, pages):
         "[...document.querySelectorAll('#kg-legend li')].map(li => [li.dataset.label, "
         "li.querySelector('svg *').getAttribute('fill')])"
     )
-    assert legend == [["Paper", "#4e79a7"], ["Method", "#f28e2b"], ["Dataset", "#59a14f"],
-                      ["Metric", "#b07aa1"]]
+    assert legend == [
+        ["Paper", "#4e79a7"],
+        ["Method", "#f28e2b"],
+        ["Dataset", "#59a14f"],
+        ["Metric", "#b07aa1"],
+    ]
 
 
 def test_search_finds_a_node_by_alias_and_zooms_to_it(browser, pages):
     page = open_page(browser, pages["knowledge"])
-    x, y = page.evaluate("(() => { const r = document.getElementById('kg-search').getBoundingClientRect();"
-                         " return [r.left + 20, r.top + r.height / 2]; })()")
+    x, y = page.evaluate(
+        "(() => { const r = document.getElementById('kg-search').getBoundingClientRect();"
+        " return [r.left + 20, r.top + r.height / 2]; })()"
+    )
     page.click(x, y)
     page.type_text("LLMs")
-    first = page.wait_for("document.querySelector('#kg-search-results li[data-node]')?.dataset.node")
+    first = page.wait_for(
+        "document.querySelector('#kg-search-results li[data-node]')?.dataset.node"
+    )
     assert first == "method:large language model"
     page.press("Enter")
     assert page.wait_for("kg.selected()") == "method:large language model"
     assert page.evaluate("kg.network.getSelectedNodes()") == ["method:large language model"]
-    panel = page.evaluate("document.getElementById('kg-panel').hidden ? null : "
-                          "document.getElementById('kg-panel-body').innerText")
+    panel = page.evaluate(
+        "document.getElementById('kg-panel').hidden ? null : "
+        "document.getElementById('kg-panel-body').innerText"
+    )
     assert panel and "large language model" in panel and "LLM" in panel
     assert page.console_errors() == []
 
@@ -141,10 +162,15 @@ def test_clicking_a_node_highlights_it_and_opens_its_panel(browser, pages):
     assert "GSM8K" in text and "support 2 papers" in text
     assert "Another study of GSM8K word problems" in text  # its papers
     assert sorted(page.evaluate("kg.network.getConnectedNodes('dataset:gsm8k')")) == [
-        "method:large language model", "paper:a1", "paper:b2"]
+        "method:large language model",
+        "paper:a1",
+        "paper:b2",
+    ]
     # clicking empty canvas clears the selection
-    x, y = page.evaluate("(() => { const r = document.getElementById('mynetwork').getBoundingClientRect();"
-                         " return [r.left + 8, r.bottom - 8]; })()")
+    x, y = page.evaluate(
+        "(() => { const r = document.getElementById('mynetwork').getBoundingClientRect();"
+        " return [r.left + 8, r.bottom - 8]; })()"
+    )
     page.click(x, y)
     assert page.wait_for("document.getElementById('kg-panel').hidden && kg.selected() === null")
 
@@ -153,7 +179,9 @@ def test_paper_panel_marks_its_mentions(browser, pages):
     page = open_page(browser, pages["knowledge"])
     page.click(*node_point(page, "paper:b2"))
     page.wait_for("document.getElementById('kg-panel').dataset.node === 'paper:b2'")
-    marks = page.evaluate("[...document.querySelectorAll('#kg-panel mark')].map(m => [m.textContent, m.dataset.entity])")
+    marks = page.evaluate(
+        "[...document.querySelectorAll('#kg-panel mark')].map(m => [m.textContent, m.dataset.entity])"
+    )
     assert marks == [["GSM8K", "dataset:gsm8k"]]
     meta = page.evaluate("document.getElementById('kg-panel-body').innerText")
     assert "2025 · NeurIPS" in meta and "title derived from the abstract" in meta
@@ -181,14 +209,21 @@ def test_markup_in_an_abstract_shows_as_text_and_runs_nothing(browser, pages):
     page.wait_for("document.getElementById('kg-panel').dataset.node === 'paper:a1'")
     time.sleep(0.3)
     assert page.evaluate("typeof window.__kgXss") == "undefined"
-    assert page.evaluate("document.querySelectorAll('#kg-panel img, #kg-panel script, #kg-panel b').length") == 0
+    assert (
+        page.evaluate(
+            "document.querySelectorAll('#kg-panel img, #kg-panel script, #kg-panel b').length"
+        )
+        == 0
+    )
     text = page.evaluate("document.getElementById('kg-panel-body').textContent")
     assert '<script>window.__kgXss = "script";</script>' in text
     assert "<img src=x onerror=" in text
     assert html_graphs.XSS_TITLE in text
     # search results and the hover tooltip are text too
-    page.evaluate("(() => { const s = document.getElementById('kg-search'); s.value = 'Prompting';"
-                  " s.dispatchEvent(new Event('input')); })()")
+    page.evaluate(
+        "(() => { const s = document.getElementById('kg-search'); s.value = 'Prompting';"
+        " s.dispatchEvent(new Event('input')); })()"
+    )
     assert page.evaluate("document.querySelectorAll('#kg-search-results img').length") == 0
     assert_offline_and_clean(page, pages["knowledge"])
 
@@ -197,12 +232,19 @@ def test_label_toggle_hides_and_shows_nodes(browser, pages):
     page = open_page(browser, pages["knowledge"])
     page.evaluate("document.querySelector('#kg-legend input[data-label=\"Method\"]').click()")
     assert page.evaluate("kg.nodes.get('method:large language model').hidden") is True
-    assert page.evaluate("kg.edges.get().some(e => e.from === 'method:large language model' || e.to === 'method:large language model')") is False
+    assert (
+        page.evaluate(
+            "kg.edges.get().some(e => e.from === 'method:large language model' || e.to === 'method:large language model')"
+        )
+        is False
+    )
     page.evaluate("document.querySelector('#kg-legend input[data-label=\"Method\"]').click()")
     assert page.evaluate("kg.nodes.get('method:large language model').hidden") is False
     # RELATED_TO starts hidden in the knowledge view and can be shown
     assert page.evaluate("kg.edges.get().some(e => e.type === 'RELATED_TO')") is False
-    page.evaluate("document.querySelector('#kg-edge-types input[data-type=\"RELATED_TO\"]').click()")
+    page.evaluate(
+        "document.querySelector('#kg-edge-types input[data-type=\"RELATED_TO\"]').click()"
+    )
     assert page.evaluate("kg.edges.get().filter(e => e.type === 'RELATED_TO').length") == 1
 
 
@@ -220,9 +262,14 @@ def test_paper_map_labels_edges_with_what_papers_share(browser, pages):
 def test_max_nodes_page_says_what_was_left_out(browser, tmp_path):
     path = write_html(html_graphs.tiny_graph(), tmp_path / "cut.html", max_nodes=3)
     page = open_page(browser, path)
-    text = page.evaluate("document.getElementById('kg-left-out').hidden ? '' : "
-                         "document.getElementById('kg-left-out').innerText")
-    assert "Showing 3 of 5 nodes" in text and "max 3 nodes: papers and entities in their shares" in text
+    text = page.evaluate(
+        "document.getElementById('kg-left-out').hidden ? '' : "
+        "document.getElementById('kg-left-out').innerText"
+    )
+    assert (
+        "Showing 3 of 5 nodes" in text
+        and "max 3 nodes: papers and entities in their shares" in text
+    )
 
 
 def test_focus_page_opens_on_the_focus_node(browser, tmp_path):
@@ -231,18 +278,24 @@ def test_focus_page_opens_on_the_focus_node(browser, tmp_path):
     assert page.wait_for("kg.selected()") == "dataset:gsm8k"
     assert page.evaluate("document.getElementById('kg-panel').dataset.node") == "dataset:gsm8k"
     assert page.evaluate("kg.data.nodes.length") == 4
-    assert "focus dataset:gsm8k, radius 1" in page.evaluate("document.getElementById('kg-summary').textContent")
+    assert "focus dataset:gsm8k, radius 1" in page.evaluate(
+        "document.getElementById('kg-summary').textContent"
+    )
 
 
 def test_size_and_colour_switches_repaint_nodes(browser, pages):
     page = open_page(browser, pages["knowledge"])
     before = page.evaluate("kg.nodes.get('metric:accuracy').size")
-    page.evaluate("(() => { const s = document.getElementById('kg-size-by'); s.value = 'support';"
-                  " s.dispatchEvent(new Event('change')); })()")
+    page.evaluate(
+        "(() => { const s = document.getElementById('kg-size-by'); s.value = 'support';"
+        " s.dispatchEvent(new Event('change')); })()"
+    )
     after = page.evaluate("kg.nodes.get('metric:accuracy').size")
     assert after != before
-    page.evaluate("(() => { const s = document.getElementById('kg-colour-by'); s.value = 'community';"
-                  " s.dispatchEvent(new Event('change')); })()")
+    page.evaluate(
+        "(() => { const s = document.getElementById('kg-colour-by'); s.value = 'community';"
+        " s.dispatchEvent(new Event('change')); })()"
+    )
     colours = page.evaluate("kg.nodes.get().map(n => n.color.background)")
     assert set(colours) <= set(page.evaluate("kg.data.nodes.map(n => n.cc)"))
     assert page.evaluate("document.getElementById('kg-community-note').hidden") is False
@@ -267,8 +320,11 @@ def test_example_corpus_page_screenshot(browser, tmp_path):
     for view, name in (("knowledge", "example.png"), ("papers", "example-papers.png")):
         path = write_html(g, tmp_path / f"example-{view}.html", view=view)
         page = open_page(browser, path)
-        expected_nodes = g.number_of_nodes() if view == "knowledge" else sum(
-            1 for _, d in g.nodes(data=True) if d.get("label") == "Paper")
+        expected_nodes = (
+            g.number_of_nodes()
+            if view == "knowledge"
+            else sum(1 for _, d in g.nodes(data=True) if d.get("label") == "Paper")
+        )
         assert page.evaluate("kg.data.nodes.length") == expected_nodes
         if view == "knowledge":
             assert page.evaluate("kg.data.edges.length") == g.number_of_edges()
@@ -316,8 +372,10 @@ def test_names_never_overlap_at_any_zoom_or_selection(browser, tmp_path):
     g = html_graphs.example_graph()
     path = write_html(g, tmp_path / "example.html")
     page = open_page(browser, path)
-    canvas = page.evaluate("(() => { const r = document.getElementById('mynetwork').getBoundingClientRect();"
-                           " return [r.left, r.top, r.right, r.bottom]; })()")
+    canvas = page.evaluate(
+        "(() => { const r = document.getElementById('mynetwork').getBoundingClientRect();"
+        " return [r.left, r.top, r.right, r.bottom]; })()"
+    )
     fit_scale = page.evaluate("kg.network.getScale()")
     for factor in (1.0, 0.4, 2.5, 6.0):
         page.evaluate(f"kg.network.moveTo({{scale: {fit_scale * factor}, animation: false}})")
@@ -339,7 +397,9 @@ def test_names_never_overlap_at_any_zoom_or_selection(browser, tmp_path):
     named = {b["id"] for b in boxes}
     neighbours = set(page.evaluate(f"kg.network.getConnectedNodes({hub!r})"))
     assert hub in named and neighbours <= named, "the selected node and each neighbour are named"
-    assert named <= neighbours | {hub}, "nothing outside the neighbourhood is named while one is selected"
+    assert named <= neighbours | {hub}, (
+        "nothing outside the neighbourhood is named while one is selected"
+    )
     assert page.console_errors() == []
 
 
@@ -397,8 +457,10 @@ def test_hub_shows_its_strongest_neighbours_and_a_show_all_control(browser, tmp_
 
 
 def type_in_search(page, text: str) -> None:
-    x, y = page.evaluate("(() => { const r = document.getElementById('kg-search').getBoundingClientRect();"
-                         " return [r.left + 20, r.top + r.height / 2]; })()")
+    x, y = page.evaluate(
+        "(() => { const r = document.getElementById('kg-search').getBoundingClientRect();"
+        " return [r.left + 20, r.top + r.height / 2]; })()"
+    )
     page.click(x, y)
     page.type_text(text)
 
@@ -410,7 +472,9 @@ def test_search_list_closes_after_a_pick(browser, pages):
     page.press("Enter")
     assert page.wait_for("kg.selected()") == "dataset:gsm8k"
     assert page.evaluate("document.getElementById('kg-search-results').hidden") is True
-    assert "no node matches" not in page.evaluate("document.getElementById('kg-search-results').textContent")
+    assert "no node matches" not in page.evaluate(
+        "document.getElementById('kg-search-results').textContent"
+    )
 
 
 def test_papers_view_search_finds_papers_by_what_they_mention(browser, pages):
@@ -440,16 +504,22 @@ def test_a_click_on_a_paper_opens_its_paper_map(browser, tmp_path):
     page = open_page(browser, path)
     page.click(*node_point(page, origin))
     page.wait_for(f"document.getElementById('kg-panel').dataset.node === {origin!r}")
-    button = page.evaluate("(() => { const r = document.getElementById('kg-map-open').getBoundingClientRect();"
-                           " return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+    button = page.evaluate(
+        "(() => { const r = document.getElementById('kg-map-open').getBoundingClientRect();"
+        " return [r.left + r.width / 2, r.top + r.height / 2]; })()"
+    )
     page.click(*button)
     assert page.wait_for("document.getElementById('kg-map').dataset.origin") == origin
     shown = page.evaluate("kg.map()")
     expected = paper_map(g, origin)
-    assert [r["id"] for r in shown["ranked"]] == [r.paper for r in expected], "the page ranks as Python does"
+    assert [r["id"] for r in shown["ranked"]] == [r.paper for r in expected], (
+        "the page ranks as Python does"
+    )
     assert [r["order"] for r in shown["ranked"]] == [r.order for r in expected]
     # the list beside the map: every related paper, in order, each saying why
-    rows = page.evaluate("[...document.querySelectorAll('#kg-map-list li[data-node]')].map(li => [li.dataset.node, li.innerText])")
+    rows = page.evaluate(
+        "[...document.querySelectorAll('#kg-map-list li[data-node]')].map(li => [li.dataset.node, li.innerText])"
+    )
     assert [r[0] for r in rows] == [r.paper for r in expected]
     first = expected[0]
     assert "shares" in rows[0][1] and g.nodes[first.shared[0]]["name"] in rows[0][1]
@@ -460,9 +530,13 @@ def test_a_click_on_a_paper_opens_its_paper_map(browser, tmp_path):
     boxes = page.evaluate("kg.map().labelBoxes")
     assert origin in {b["id"] for b in boxes} and len(boxes) >= min(len(expected), 8)
     for i, p in enumerate(boxes):
-        for q in boxes[i + 1:]:
-            assert not (p["x"] < q["x"] + q["w"] and q["x"] < p["x"] + p["w"]
-                        and p["y"] < q["y"] + q["h"] and q["y"] < p["y"] + p["h"]), (p["text"], q["text"])
+        for q in boxes[i + 1 :]:
+            assert not (
+                p["x"] < q["x"] + q["w"]
+                and q["x"] < p["x"] + p["w"]
+                and p["y"] < q["y"] + q["h"]
+                and q["y"] < p["y"] + p["h"]
+            ), (p["text"], q["text"])
     page.screenshot(ARTIFACTS / "paper-map.png")
     # back to the graph
     page.evaluate("document.getElementById('kg-map-close').click()")
@@ -497,10 +571,14 @@ def test_compressed_page_opens_with_the_same_data(browser, tmp_path, monkeypatch
 
     g = html_graphs.example_graph()
     plain = open_page(browser, write_html(g, tmp_path / "plain.html"))
-    expected = plain.evaluate("JSON.stringify([kg.data.nodes.map(n => [n.id, n.name, n.abstract || null, n.papers || null]),"
-                              " kg.data.edges.map(e => [e.id, e.from, e.to, e.type])])")
+    expected = plain.evaluate(
+        "JSON.stringify([kg.data.nodes.map(n => [n.id, n.name, n.abstract || null, n.papers || null]),"
+        " kg.data.edges.map(e => [e.id, e.from, e.to, e.type])])"
+    )
     eid = plain.evaluate("kg.data.edges.find(e => e.evRows).id")
-    evidence = plain.evaluate(f"JSON.stringify(kg.data.evidence(kg.data.edges.find(e => e.id === {eid!r})))")
+    evidence = plain.evaluate(
+        f"JSON.stringify(kg.data.evidence(kg.data.edges.find(e => e.id === {eid!r})))"
+    )
     monkeypatch.setattr(page_data, "COMPRESS_ABOVE", 1000)
     path = write_html(g, tmp_path / "packed.html")
     text = path.read_text(encoding="utf-8")
@@ -512,10 +590,22 @@ def test_compressed_page_opens_with_the_same_data(browser, tmp_path, monkeypatch
     paper = packed.evaluate("kg.data.nodes.find(n => n.kind === 'Paper').id")
     packed.evaluate(f"kg.selectNode({paper!r})")
     start = g.nodes[paper]["abstract"][:40]
-    packed.wait_for(f"kg.detailsReady && document.getElementById('kg-panel-body').innerText.includes({start!r})")
-    assert packed.evaluate("JSON.stringify([kg.data.nodes.map(n => [n.id, n.name, n.abstract || null, n.papers || null]),"
-                           " kg.data.edges.map(e => [e.id, e.from, e.to, e.type])])") == expected
-    assert packed.evaluate(f"JSON.stringify(kg.data.evidence(kg.data.edges.find(e => e.id === {eid!r})))") == evidence
+    packed.wait_for(
+        f"kg.detailsReady && document.getElementById('kg-panel-body').innerText.includes({start!r})"
+    )
+    assert (
+        packed.evaluate(
+            "JSON.stringify([kg.data.nodes.map(n => [n.id, n.name, n.abstract || null, n.papers || null]),"
+            " kg.data.edges.map(e => [e.id, e.from, e.to, e.type])])"
+        )
+        == expected
+    )
+    assert (
+        packed.evaluate(
+            f"JSON.stringify(kg.data.evidence(kg.data.edges.find(e => e.id === {eid!r})))"
+        )
+        == evidence
+    )
     assert json.loads(evidence)[0]["sentence"], "evidence sentences are cut out of the abstract"
     assert_offline_and_clean(packed, path)
 
@@ -526,7 +616,9 @@ def test_overview_opens_on_named_communities_that_open_into_their_members(browse
     page = open_page(browser, path)
     communities = page.evaluate("kg.communities()")
     assert len(communities) > 2
-    assert page.evaluate("kg.nodes.length") == len(communities), "only the meta-nodes are drawn at first"
+    assert page.evaluate("kg.nodes.length") == len(communities), (
+        "only the meta-nodes are drawn at first"
+    )
     names = {b["text"] for b in label_boxes(page)}
     assert page.evaluate(OVERLAPS) == []
     full = [c["name"] for c in communities]
@@ -534,8 +626,10 @@ def test_overview_opens_on_named_communities_that_open_into_their_members(browse
     assert all(any(f.startswith(n.rstrip("…")) for f in full) for n in names)
     # a click on a community opens it: its members are drawn, its panel names it
     first = communities[0]
-    x, y = page.evaluate(f"""(() => {{ const p = kg.network.canvasToDOM(kg.network.getPosition('community:{first["i"]}'));
+    x, y = (
+        page.evaluate(f"""(() => {{ const p = kg.network.canvasToDOM(kg.network.getPosition('community:{first["i"]}'));
         const r = document.getElementById('mynetwork').getBoundingClientRect(); return [r.left + p.x, r.top + p.y]; }})()""")
+    )
     page.click(x, y)
     assert page.wait_for("document.getElementById('kg-panel').dataset.community") == str(first["i"])
     members = page.evaluate(f"kg.data.nodes.filter(n => n.comm === {first['i']}).length")
@@ -546,7 +640,9 @@ def test_overview_opens_on_named_communities_that_open_into_their_members(browse
     assert page.evaluate(OVERLAPS) == []
     page.screenshot(ARTIFACTS / "overview-open.png")
     # search finds a node of a closed community and opens it
-    other = page.evaluate(f"kg.data.nodes.find(n => n.comm === {communities[1]['i']} && n.kind === 'Paper').id")
+    other = page.evaluate(
+        f"kg.data.nodes.find(n => n.comm === {communities[1]['i']} && n.kind === 'Paper').id"
+    )
     page.evaluate(f"kg.selectNode({other!r})")
     assert page.evaluate("kg.selected()") == other
     assert page.evaluate(f"kg.present().includes({other!r})") is True
@@ -557,29 +653,52 @@ def test_overview_opens_on_named_communities_that_open_into_their_members(browse
 
 # --- results in the paper panel; colour by year --------------------------------------------------
 
+
 def test_paper_panel_lists_results_and_colour_by_year_paints_by_year(browser, tmp_path, nlp):
     from kg.build import build_from_papers
     from kg.model import Paper
 
-    papers = [Paper(id="a1", year=2016, title="FARTrack", abstract=(
-                  "We propose FARTrack, a fast visual tracker. FARTrack achieves an AO of 70.6% on GOT-10k in "
-                  "real-time.")),
-              Paper(id="a2", year=2019, title="SlowTrack", abstract=(
-                  "We present SlowTrack for visual tracking. SlowTrack reaches an AO of 65.2% on GOT-10k."))]
+    papers = [
+        Paper(
+            id="a1",
+            year=2016,
+            title="FARTrack",
+            abstract=(
+                "We propose FARTrack, a fast visual tracker. FARTrack achieves an AO of 70.6% on GOT-10k in "
+                "real-time."
+            ),
+        ),
+        Paper(
+            id="a2",
+            year=2019,
+            title="SlowTrack",
+            abstract=(
+                "We present SlowTrack for visual tracking. SlowTrack reaches an AO of 65.2% on GOT-10k."
+            ),
+        ),
+    ]
     g = build_from_papers(papers, nlp).graph
     path = write_html(g, tmp_path / "results.html")
     page = open_page(browser, path)
     assert page.evaluate("kg.data.nodes.some((n) => n.kind === 'Result')") is False
     page.evaluate("kg.selectNode('paper:a1')")
-    text = page.wait_for("(() => { const p = document.getElementById('kg-panel'); "
-                         "return p && p.innerText.includes('RESULTS') ? p.innerText : ''; })()")
+    text = page.wait_for(
+        "(() => { const p = document.getElementById('kg-panel'); "
+        "return p && p.innerText.includes('RESULTS') ? p.innerText : ''; })()"
+    )
     assert "70.6% AO on GOT-10k" in text and "FARTrack achieves an AO of 70.6% on GOT-10k" in text
     assert page.evaluate("document.querySelector('.kg-result mark').textContent") == "70.6%"
-    page.evaluate("(() => { const s = document.getElementById('kg-colour-by'); s.value = 'year'; "
-                  "s.dispatchEvent(new Event('change')); })()")
+    page.evaluate(
+        "(() => { const s = document.getElementById('kg-colour-by'); s.value = 'year'; "
+        "s.dispatchEvent(new Event('change')); })()"
+    )
     time.sleep(0.3)
-    fills = page.evaluate("Object.fromEntries(kg.network.body.data.nodes.get().map((n) => [n.id, n.color.background]))")
+    fills = page.evaluate(
+        "Object.fromEntries(kg.network.body.data.nodes.get().map((n) => [n.id, n.color.background]))"
+    )
     assert fills["paper:a1"] != fills["paper:a2"]  # 2016 and 2019: the two ends of the ramp
-    assert "2016 (light) to 2019 (dark)" in page.evaluate("document.getElementById('kg-community-note').textContent")
+    assert "2016 (light) to 2019 (dark)" in page.evaluate(
+        "document.getElementById('kg-community-note').textContent"
+    )
     page.screenshot(ARTIFACTS / "results-panel-year.png")
     assert_offline_and_clean(page, path)

@@ -58,10 +58,16 @@ def run(loaded, name: str) -> list[dict]:
 
 # -- the same questions in Python ---------------------------------------------------------------
 
+
 def _named(G, label: str, name: str, *, case: bool = True) -> list[str]:
     def same(a: str) -> bool:
         return a.lower() == name.lower() if case else a == name
-    return [n for n, d in G.nodes(data=True) if d["label"] == label and (same(d["name"]) or name in d.get("aliases", []))]
+
+    return [
+        n
+        for n, d in G.nodes(data=True)
+        if d["label"] == label and (same(d["name"]) or name in d.get("aliases", []))
+    ]
 
 
 def _label(G, n: str) -> str:
@@ -75,9 +81,10 @@ def _papers_to(G, node: str, rels: tuple[str, ...]) -> set[str]:
 def test_cookbook_has_at_least_ten_checked_questions():
     text = COOKBOOK.read_text(encoding="utf-8")
     assert len(QUERIES) >= 10
-    assert text.count("```cypher") == len(QUERIES)           # no query goes unchecked
-    assert set(QUERIES) == {name[len("test_"):] for name in globals() if name.startswith("test_")} - {
-        "cookbook_has_at_least_ten_checked_questions"}
+    assert text.count("```cypher") == len(QUERIES)  # no query goes unchecked
+    assert set(QUERIES) == {
+        name[len("test_") :] for name in globals() if name.startswith("test_")
+    } - {"cookbook_has_at_least_ten_checked_questions"}
 
 
 def test_papers_on_dataset(loaded):
@@ -112,8 +119,13 @@ def test_datasets_metrics_per_task(loaded):
     expected = []
     for (t, what), xs in per.items():
         ranked = sorted(xs.items(), key=lambda kv: (-len(kv[1]), G.nodes[kv[0]]["name"]))
-        expected.append({"task": G.nodes[t]["name"], "what": what,
-                         "most_used": [f"{G.nodes[x]['name']} ({len(ps)})" for x, ps in ranked][:5]})
+        expected.append(
+            {
+                "task": G.nodes[t]["name"],
+                "what": what,
+                "most_used": [f"{G.nodes[x]['name']} ({len(ps)})" for x, ps in ranked][:5],
+            }
+        )
     expected.sort(key=lambda r: (r["task"], r["what"]))
     got = run(loaded, "datasets_metrics_per_task")
     assert len(got) >= 5
@@ -125,13 +137,19 @@ def test_related_papers(loaded):
     name = QUERIES["related_papers"][1]["paper"]
     (paper,) = [n for n, d in G.nodes(data=True) if d["label"] == "Paper" and d["name"] == name]
     rows = []
-    for u, v, k, d in list(G.out_edges(paper, keys=True, data=True)) + list(G.in_edges(paper, keys=True, data=True)):
+    for u, v, k, d in list(G.out_edges(paper, keys=True, data=True)) + list(
+        G.in_edges(paper, keys=True, data=True)
+    ):
         if k == "RELATED_TO":
             other = v if u == paper else u
-            rows.append((G.nodes[other]["name"], d["weight"], [G.nodes[e]["name"] for e in d["shared"]]))
+            rows.append(
+                (G.nodes[other]["name"], d["weight"], [G.nodes[e]["name"] for e in d["shared"]])
+            )
     expected = sorted(rows, key=lambda r: (-r[1], r[0]))[:5]
     assert expected and "Transformer" in expected[0][2]
-    assert [(r["related"], r["weight"], r["because"]) for r in run(loaded, "related_papers")] == expected
+    assert [
+        (r["related"], r["weight"], r["because"]) for r in run(loaded, "related_papers")
+    ] == expected
 
 
 def test_proposed_vs_reused(loaded):
@@ -143,10 +161,19 @@ def test_proposed_vs_reused(loaded):
         proposed = len(_papers_to(G, m, ("PROPOSES",)))
         used = len(_papers_to(G, m, ("USES",)))
         if proposed > 0 or used > 1:
-            status = ("proposed and reused" if proposed and used else "proposed here" if proposed else "reused")
+            status = (
+                "proposed and reused"
+                if proposed and used
+                else "proposed here"
+                if proposed
+                else "reused"
+            )
             rows.append((d["name"], proposed, used, status, m))
     expected = [r[:4] for r in sorted(rows, key=lambda r: (-r[2], -r[1], r[0], r[4]))[:25]]
-    got = [(r["method"], r["proposed_by"], r["used_by"], r["status"]) for r in run(loaded, "proposed_vs_reused")]
+    got = [
+        (r["method"], r["proposed_by"], r["used_by"], r["status"])
+        for r in run(loaded, "proposed_vs_reused")
+    ]
     assert got == expected
     assert {"reused", "proposed here"} <= {r[3] for r in got}
 
@@ -173,7 +200,11 @@ def test_shortest_path(loaded):
 def test_fulltext_alias(loaded):
     G = loaded[2]
     q = QUERIES["fulltext_alias"][1]["q"]
-    expected = [d["name"] for n, d in G.nodes(data=True) if q in d.get("aliases", []) and d["label"] != "Paper"]
+    expected = [
+        d["name"]
+        for n, d in G.nodes(data=True)
+        if q in d.get("aliases", []) and d["label"] != "Paper"
+    ]
     got = run(loaded, "fulltext_alias")
     assert got and got[0]["name"] in expected and got[0]["label"] == "Method"
     assert q in got[0]["aliases"]
@@ -185,7 +216,7 @@ def test_top_entities(loaded):
     for n, d in G.nodes(data=True):
         if d["label"] in ENTITY_KINDS:
             support = len({u for u, _, k in G.in_edges(n, keys=True) if k in PAPER_RELS})
-            assert support == d["support"], n      # the support Neo4j recomputes equals the graph's
+            assert support == d["support"], n  # the support Neo4j recomputes equals the graph's
             by_label[d["label"]].append((support, d["name"]))
     got = {r["label"]: r["top"] for r in run(loaded, "top_entities")}
     assert sorted(got) == ["Dataset", "Method", "Metric", "Task"]
@@ -216,9 +247,11 @@ def test_co_occurring_methods(loaded):
             continue
         methods = sorted({v for _, v, k in G.out_edges(p, keys=True) if k in ("USES", "PROPOSES")})
         for i, a in enumerate(methods):
-            for b in methods[i + 1:]:
+            for b in methods[i + 1 :]:
                 pairs[(G.nodes[a]["name"], G.nodes[b]["name"])] += 1
-    expected = sorted(((a, b, c) for (a, b), c in pairs.items()), key=lambda t: (-t[2], t[0], t[1]))[:10]
+    expected = sorted(
+        ((a, b, c) for (a, b), c in pairs.items()), key=lambda t: (-t[2], t[0], t[1])
+    )[:10]
     got = [(r["method"], r["other"], r["papers"]) for r in run(loaded, "co_occurring_methods")]
     # the example corpus's papers share few methods (with the shipped model no pair is in two papers):
     # the order (papers, then names) is what the query and Python must agree on
@@ -266,10 +299,16 @@ def test_leaderboard(loaded):
 
     G = loaded[2]
     params = QUERIES["leaderboard"][1]
-    rows = sorted(leaderboard(G, dataset=params["dataset"], metric=params["metric"]),
-                  key=lambda r: (r.metric.lower(), -r.value, r.paper_name))
+    rows = sorted(
+        leaderboard(G, dataset=params["dataset"], metric=params["metric"]),
+        key=lambda r: (r.metric.lower(), -r.value, r.paper_name),
+    )
     expected = [(r.metric, r.value, r.dataset, r.method, r.paper_name, r.sentence) for r in rows]
     got = run(loaded, "leaderboard")
     assert len(got) >= 2  # the example corpus states a few scores
-    assert [(r["metric"], r["value"], r["dataset"], r["method"], r["paper"], r["evidence"]) for r in got] == expected
-    assert all(f"{r['value']:g}" in r["evidence"] for r in got)  # each value is read from its sentence
+    assert [
+        (r["metric"], r["value"], r["dataset"], r["method"], r["paper"], r["evidence"]) for r in got
+    ] == expected
+    assert all(
+        f"{r['value']:g}" in r["evidence"] for r in got
+    )  # each value is read from its sentence

@@ -33,21 +33,28 @@ def _closed_port() -> int:
 
 
 def test_unreachable_server_is_one_line_saying_start_it():
-    with kg_neo4j.open_driver(f"bolt://127.0.0.1:{_closed_port()}", connection_timeout=2,
-                              max_transaction_retry_time=0) as driver:
-        with pytest.raises(Neo4jError, match=r"cannot reach Neo4j at 127\.0\.0\.1:\d+: is the server running") as err:
+    with kg_neo4j.open_driver(
+        f"bolt://127.0.0.1:{_closed_port()}", connection_timeout=2, max_transaction_retry_time=0
+    ) as driver:
+        with pytest.raises(
+            Neo4jError, match=r"cannot reach Neo4j at 127\.0\.0\.1:\d+: is the server running"
+        ) as err:
             kg_neo4j.push(corpus_a(), driver)
     assert "\n" not in str(err.value)
 
 
 def test_wrong_password_is_one_line_naming_the_options(auth_server):
     with kg_neo4j.open_driver(auth_server.uri, "neo4j", "not-the-password") as driver:
-        with pytest.raises(Neo4jError, match=r"refused the user name or password; check --user/--password"):
+        with pytest.raises(
+            Neo4jError, match=r"refused the user name or password; check --user/--password"
+        ):
             kg_neo4j.push(corpus_a(), driver)
 
 
 def test_unknown_database_is_one_line_naming_the_option(neo4j_driver):
-    with pytest.raises(Neo4jError, match=r"has no database 'no-such-db'; pass an existing one with --database"):
+    with pytest.raises(
+        Neo4jError, match=r"has no database 'no-such-db'; pass an existing one with --database"
+    ):
         kg_neo4j.push(corpus_a(), neo4j_driver, database="no-such-db")
 
 
@@ -55,8 +62,9 @@ def test_server_dying_mid_push_then_rerun_completes_without_duplicates(auth_serv
     graph = synthetic_graph(1000)
     expected_nodes = graph.number_of_nodes()
     expected_rels = graph.number_of_edges()
-    with kg_neo4j.open_driver(auth_server.uri, "neo4j", PASSWORD, max_transaction_retry_time=1,
-                              connection_timeout=2) as driver:
+    with kg_neo4j.open_driver(
+        auth_server.uri, "neo4j", PASSWORD, max_transaction_retry_time=1, connection_timeout=2
+    ) as driver:
         started = threading.Event()
         original = driver.execute_query
 
@@ -67,8 +75,11 @@ def test_server_dying_mid_push_then_rerun_completes_without_duplicates(auth_serv
             return original(query, *args, **kwargs)
 
         driver.execute_query = killing_execute_query
-        with pytest.raises(Neo4jError, match=r"lost the connection to Neo4j at .* during the push "
-                                             r"\(after [\d,]+ of [\d,]+ rows\); start the server again") as err:
+        with pytest.raises(
+            Neo4jError,
+            match=r"lost the connection to Neo4j at .* during the push "
+            r"\(after [\d,]+ of [\d,]+ rows\); start the server again",
+        ) as err:
             kg_neo4j.push(graph, driver, batch_size=100)
         assert "\n" not in str(err.value)
     auth_server.start()

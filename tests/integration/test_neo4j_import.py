@@ -29,13 +29,15 @@ def test_neo4j_admin_import_of_the_csv_files_matches_a_push(tmp_path, neo4j_inst
     files = write_neo4j_csv(graph, tmp_path / "csv")
     assert (files.node_count, files.relationship_count) == (8, 14)
 
-    fresh = neo4j_instance("import", start=False)   # same installation, new instance directory
+    fresh = neo4j_instance("import", start=False)  # same installation, new instance directory
     done = fresh.admin("database", "import", "full", f"@{files.directory / 'import.args'}", "neo4j")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "IMPORT DONE" in done.stdout + done.stderr
     fresh.start()
     with kg_neo4j.open_driver(fresh.uri) as imported_driver:
-        for statement in (files.directory / "schema.cypher").read_text(encoding="utf-8").split(";\n"):
+        for statement in (
+            (files.directory / "schema.cypher").read_text(encoding="utf-8").split(";\n")
+        ):
             if statement.strip():
                 imported_driver.execute_query(statement)
 
@@ -45,6 +47,8 @@ def test_neo4j_admin_import_of_the_csv_files_matches_a_push(tmp_path, neo4j_inst
     with kg_neo4j.open_driver(fresh.uri) as imported_driver:
         imported = dump(imported_driver, "neo4j")
         constraints, _, _ = imported_driver.execute_query("SHOW CONSTRAINTS YIELD name RETURN name")
-    assert len(constraints) == 7  # one unique id per label: Paper, the four entity labels, Entity, Result
+    assert (
+        len(constraints) == 7
+    )  # one unique id per label: Paper, the four entity labels, Entity, Result
     assert len(imported["nodes"]) == 8 and len(imported["relationships"]) == 14
     assert _without_empty_lists(imported) == _without_empty_lists(pushed)

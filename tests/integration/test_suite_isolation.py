@@ -19,13 +19,19 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_only_the_kg_test_variables_name_an_external_test_server():
     user = {"NEO4J_URI": "bolt://127.0.0.1:7687", "NEO4J_PASSWORD": "users-own-secret"}
     assert external_server(user) is None
-    assert external_server({**user, "KG_TEST_NEO4J_URI": "bolt://127.0.0.1:9999",
-                            "KG_TEST_NEO4J_PASSWORD": "p4ssword!"}) == (
-        "bolt://127.0.0.1:9999", ("neo4j", "p4ssword!"), "neo4j")
+    assert external_server(
+        {
+            **user,
+            "KG_TEST_NEO4J_URI": "bolt://127.0.0.1:9999",
+            "KG_TEST_NEO4J_PASSWORD": "p4ssword!",
+        }
+    ) == ("bolt://127.0.0.1:9999", ("neo4j", "p4ssword!"), "neo4j")
 
 
 def test_the_user_neo4j_settings_are_not_passed_on_to_the_tests():
-    assert not {"NEO4J_URI", "NEO4J_PASSWORD", "NEO4J_INSTANCE", "NEO4J_DATABASE"} & os.environ.keys()
+    assert (
+        not {"NEO4J_URI", "NEO4J_PASSWORD", "NEO4J_INSTANCE", "NEO4J_DATABASE"} & os.environ.keys()
+    )
 
 
 def test_session_server_was_started_by_this_run_in_its_own_folder(neo4j_settings, tmp_path_factory):
@@ -49,7 +55,9 @@ def users_server(neo4j_instance):
 
 def _theses(uri: str) -> int:
     with neo4j.GraphDatabase.driver(uri) as driver:
-        records, _, _ = driver.execute_query("MATCH (t:Thesis) RETURN count(t) AS n", database_="neo4j")
+        records, _, _ = driver.execute_query(
+            "MATCH (t:Thesis) RETURN count(t) AS n", database_="neo4j"
+        )
     return records[0]["n"]
 
 
@@ -66,9 +74,26 @@ def test_suite_pointed_at_a_users_server_stops_before_any_test(users_server, tmp
     env = {k: v for k, v in os.environ.items() if not k.startswith("KG_TEST_NEO4J_")}
     env["KG_TEST_NEO4J_URI"] = users_server.uri
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--basetemp={tmp_path / 'inner'}",
-         "tests/integration/test_neo4j_push.py::test_push_twice_leaves_identical_counts_and_properties"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"--basetemp={tmp_path / 'inner'}",
+            "tests/integration/test_neo4j_push.py::test_push_twice_leaves_identical_counts_and_properties",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 3, done.stdout + done.stderr
-    assert "holds 1 nodes the test suite did not write; refusing to use it" in done.stdout + done.stderr
+    assert (
+        "holds 1 nodes the test suite did not write; refusing to use it"
+        in done.stdout + done.stderr
+    )
     assert _theses(users_server.uri) == 1

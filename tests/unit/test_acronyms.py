@@ -10,31 +10,38 @@ def pairs(text: str) -> list[tuple[str, str]]:
 
 
 def test_acronym_in_parentheses_links_to_long_form():
-    assert pairs("We study Probabilistic Instruction Following (PIF) in LLMs.") == \
-        [("Probabilistic Instruction Following", "PIF")]
+    assert pairs("We study Probabilistic Instruction Following (PIF) in LLMs.") == [
+        ("Probabilistic Instruction Following", "PIF")
+    ]
 
 
 def test_plural_acronym_and_lowercase_long_form():
-    assert pairs("Quantizing the weights of large language models (LLMs) is hard.") == \
-        [("large language models", "LLMs")]
+    assert pairs("Quantizing the weights of large language models (LLMs) is hard.") == [
+        ("large language models", "LLMs")
+    ]
 
 
 def test_initials_preferred_over_shortest_letter_match():
-    assert pairs("We train with Proximal Policy Optimization (PPO) and SAC.") == \
-        [("Proximal Policy Optimization", "PPO")]
+    assert pairs("We train with Proximal Policy Optimization (PPO) and SAC.") == [
+        ("Proximal Policy Optimization", "PPO")
+    ]
     assert initials_long_form("PPO", "with Proximal Policy Optimization") == len("with ")
 
 
 def test_mixed_case_short_forms():
-    assert pairs("We introduce String Seed of Thought (SSoT), a method.") == [("String Seed of Thought", "SSoT")]
-    assert pairs("Speculative sampling (SpS) has been successful.") == [("Speculative sampling", "SpS")]
+    assert pairs("We introduce String Seed of Thought (SSoT), a method.") == [
+        ("String Seed of Thought", "SSoT")
+    ]
+    assert pairs("Speculative sampling (SpS) has been successful.") == [
+        ("Speculative sampling", "SpS")
+    ]
 
 
 def test_offsets_point_into_the_text():
     text = "Methods for 3D Gaussian Splatting (3DGS) are fast."
     (d,) = find_definitions(text)
-    assert text[d.long_start:d.long_end] == "3D Gaussian Splatting"
-    assert text[d.short_start:d.short_end] == "3DGS"
+    assert text[d.long_start : d.long_end] == "3D Gaussian Splatting"
+    assert text[d.short_start : d.short_end] == "3DGS"
 
 
 def test_numbers_citations_and_lists_are_not_acronyms():

@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 from kg.atomic import AtomicFiles, write_text
-from kg.errors import ExportError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "iclr2026"
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,11 +32,15 @@ NEW = [
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 def corpus(path: Path, abstracts: list[str]) -> Path:
-    path.write_text("".join(json.dumps({"abstract": a}) + "\n" for a in abstracts), encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps({"abstract": a}) + "\n" for a in abstracts), encoding="utf-8"
+    )
     return path
 
 
@@ -125,9 +128,21 @@ print(json.dumps({"sizes": sizes, "runs": runs, "exports": exports, "last": last
 def test_disk_full_at_every_output_leaves_the_previous_build_byte_for_byte(tmp_path):
     out, scratch = tmp_path / "out", tmp_path / "scratch"
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(corpus(tmp_path / "old.jsonl", [OLD])),
-         str(EXAMPLES / "000_934333737cce3ad2.txt"), str(out), str(scratch)],
-        capture_output=True, text=True, timeout=600, cwd=ROOT, check=False)
+        [
+            sys.executable,
+            "-c",
+            CHILD,
+            str(corpus(tmp_path / "old.jsonl", [OLD])),
+            str(EXAMPLES / "000_934333737cce3ad2.txt"),
+            str(out),
+            str(scratch),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     order = list(report["sizes"])
@@ -136,13 +151,17 @@ def test_disk_full_at_every_output_leaves_the_previous_build_byte_for_byte(tmp_p
     for run in report["runs"]:
         # the first file (in write order) that is larger than the limit is where the disk fills up
         expected = next(name for name in order if report["sizes"][name] > run["limit"])
-        assert run["error"] is not None and run["error"].startswith(f"{out / expected}: cannot write (File too large)"), run
+        assert run["error"] is not None and run["error"].startswith(
+            f"{out / expected}: cannot write (File too large)"
+        ), run
         assert run["intact"], run
         failed_at.add(expected)
-    assert failed_at == set(order)                       # the disk filled up at every output
+    assert failed_at == set(order)  # the disk filled up at every output
     for run in report["exports"]:
         assert run["error"] is not None and run["intact"], run
-    assert report["last"] is None and report["complete"]  # with room again, the new build is written whole
+    assert (
+        report["last"] is None and report["complete"]
+    )  # with room again, the new build is written whole
     assert [p.name for p in out.rglob(".kg-tmp-*")] == []
 
 
@@ -150,37 +169,72 @@ def _limit_file_size(limit: int):
     def apply() -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
     return apply
 
 
 def kg(*args: str, limit: int | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kg.cli", *args], capture_output=True, text=True, timeout=600,
-                          preexec_fn=_limit_file_size(limit) if limit is not None else None, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "kg.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        preexec_fn=_limit_file_size(limit) if limit is not None else None,
+        check=False,
+    )
 
 
 @pytest.mark.slow
 def test_kg_build_on_a_full_disk_and_on_an_empty_corpus_changes_nothing(tmp_path):
     out = tmp_path / "out"
-    first = kg("build", str(corpus(tmp_path / "old.jsonl", [OLD])), "-o", str(out), "-q", "--rules-only")
+    first = kg(
+        "build", str(corpus(tmp_path / "old.jsonl", [OLD])), "-o", str(out), "-q", "--rules-only"
+    )
     assert first.returncode == 0, first.stderr
     before = snapshot(out)
-    assert sorted(before) == ["extractions.jsonl", "graph.graphml", "graph.html", "graph.json", "merges.jsonl",
-                              "summary.json"]
+    assert sorted(before) == [
+        "extractions.jsonl",
+        "graph.graphml",
+        "graph.html",
+        "graph.json",
+        "merges.jsonl",
+        "summary.json",
+    ]
 
-    full = kg("build", str(corpus(tmp_path / "new.jsonl", NEW)), "-o", str(out), "-q", "--rules-only", limit=50_000)
+    full = kg(
+        "build",
+        str(corpus(tmp_path / "new.jsonl", NEW)),
+        "-o",
+        str(out),
+        "-q",
+        "--rules-only",
+        limit=50_000,
+    )
     assert full.returncode == 1
     [line] = full.stderr.strip().splitlines()
-    assert re.fullmatch(rf"error: {re.escape(str(out))}/(graph\.(json|graphml|html)|extractions\.jsonl): cannot write \(File too large\); "
-                        "the previous file is unchanged", line), line
+    assert re.fullmatch(
+        rf"error: {re.escape(str(out))}/(graph\.(json|graphml|html)|extractions\.jsonl): cannot write \(File too large\); "
+        "the previous file is unchanged",
+        line,
+    ), line
     assert snapshot(out) == before
 
     (tmp_path / "empty.txt").write_text("\n\n", encoding="utf-8")
     empty = kg("build", str(tmp_path / "empty.txt"), "-o", str(out), "-q", "--rules-only")
     assert empty.returncode == 1
     assert empty.stderr.strip().splitlines()[-1] == (
-        f"error: no abstracts were read from the inputs; nothing written (the files in {out} are unchanged)")
+        f"error: no abstracts were read from the inputs; nothing written (the files in {out} are unchanged)"
+    )
     assert snapshot(out) == before
 
-    export = kg("export", str(out / "graph.json"), "--format", "graphml", "-o", str(out / "graph.graphml"), limit=1000)
+    export = kg(
+        "export",
+        str(out / "graph.json"),
+        "--format",
+        "graphml",
+        "-o",
+        str(out / "graph.graphml"),
+        limit=1000,
+    )
     assert export.returncode == 1 and "cannot write (File too large)" in export.stderr
     assert snapshot(out) == before

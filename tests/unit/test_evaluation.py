@@ -30,7 +30,9 @@ FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 def test_prf_counts_a_set_comparison():
     prf = PRF()
-    prf.score_set({("d", 0, 1, "Task"), ("d", 3, 3, "Method")}, {("d", 0, 1, "Task"), ("d", 5, 6, "Metric")})
+    prf.score_set(
+        {("d", 0, 1, "Task"), ("d", 3, 3, "Method")}, {("d", 0, 1, "Task"), ("d", 5, 6, "Metric")}
+    )
     assert (prf.tp, prf.fp, prf.fn) == (1, 1, 1)
     assert prf.precision == 0.5 and prf.recall == 0.5 and prf.fscore == 0.5
 
@@ -50,9 +52,23 @@ def test_score_spans_needs_exact_span_and_label():
     scores = score_spans(pred, gold, labels=("Task", "Method", "Metric", "Material"))
     assert scores["p"] == pytest.approx(1 / 3)
     assert scores["r"] == pytest.approx(1 / 3)
-    assert scores["per_type"]["Task"] == {"p": 0.5, "r": 1.0, "f": pytest.approx(2 / 3), "tp": 1, "fp": 1, "fn": 0}
+    assert scores["per_type"]["Task"] == {
+        "p": 0.5,
+        "r": 1.0,
+        "f": pytest.approx(2 / 3),
+        "tp": 1,
+        "fp": 1,
+        "fn": 0,
+    }
     assert scores["per_type"]["Method"]["f"] == 0.0
-    assert scores["per_type"]["Material"] == {"p": 0.0, "r": 0.0, "f": 0.0, "tp": 0, "fp": 0, "fn": 0}
+    assert scores["per_type"]["Material"] == {
+        "p": 0.0,
+        "r": 0.0,
+        "f": 0.0,
+        "tp": 0,
+        "fp": 0,
+        "fn": 0,
+    }
 
 
 def test_read_scierc_keeps_document_level_inclusive_spans():
@@ -60,7 +76,10 @@ def test_read_scierc_keeps_document_level_inclusive_spans():
     assert [d.key for d in docs] == ["X01-1001", "X01-1002"]
     first = docs[0]
     assert first.words[2:5] == ["support", "vector", "machines"]
-    assert first.ner == [[(2, 4, "Method"), (6, 6, "Task")], [(8, 8, "Metric"), (11, 12, "Material"), (12, 12, "Generic")]]
+    assert first.ner == [
+        [(2, 4, "Method"), (6, 6, "Task")],
+        [(8, 8, "Metric"), (11, 12, "Material"), (12, 12, "Generic")],
+    ]
     assert first.relations[0] == [(2, 4, 6, 6, "USED-FOR")]
     assert first.n_tokens == 15
 
@@ -87,7 +106,11 @@ def test_read_conll_gives_one_doc_per_sentence():
 
 
 def test_bio_to_spans_splits_on_b_and_label_change():
-    assert bio_to_spans(["B-X", "I-X", "B-X", "I-Y", "O"]) == [(0, 1, "X"), (2, 2, "X"), (3, 3, "Y")]
+    assert bio_to_spans(["B-X", "I-X", "B-X", "I-Y", "O"]) == [
+        (0, 1, "X"),
+        (2, 2, "X"),
+        (3, 3, "Y"),
+    ]
 
 
 def test_map_label_speaks_each_gold_vocabulary():
@@ -143,7 +166,14 @@ def test_evaluate_scores_and_saves_predictions_in_gold_vocabulary(tmp_path):
 
 def test_conll_predictions_drop_labels_tdmsci_lacks():
     golds = list(read_conll(FIXTURES / "tiny_tdmsci.conll"))
-    table = {tuple(golds[0].words): [(2, 3, "Metric"), (4, 6, "DATASET"), (7, 9, "Task"), (0, 1, "Method")]}
+    table = {
+        tuple(golds[0].words): [
+            (2, 3, "Metric"),
+            (4, 6, "DATASET"),
+            (7, 9, "Task"),
+            (0, 1, "Method"),
+        ]
+    }
     predicted = predict(golds, _Pipe(table), "conll")
     assert predicted[0] == [[(2, 2, "METRIC"), (4, 5, "DATASET"), (7, 8, "TASK")]]
     records = list(prediction_records(golds, predicted, "conll"))
@@ -155,4 +185,8 @@ def test_write_predictions_writes_one_json_object_per_line(tmp_path):
     gold = GoldDoc("k", [["a", "b"]], [[]])
     path = tmp_path / "p.jsonl"
     write_predictions(path, [gold], [[[(0, 1, "Task")]]], "scierc")
-    assert json.loads(path.read_text()) == {"doc_key": "k", "sentences": [["a", "b"]], "predicted_ner": [[[0, 1, "Task"]]]}
+    assert json.loads(path.read_text()) == {
+        "doc_key": "k",
+        "sentences": [["a", "b"]],
+        "predicted_ner": [[[0, 1, "Task"]]],
+    }

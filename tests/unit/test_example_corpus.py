@@ -13,21 +13,29 @@ def node_for(graph, name, label):
 
 #: Words a reader would not accept as a named method, task, data set or metric (independent of
 #: extractors.lexicon, which the pipeline filters with).
-READER_GENERIC = frozenset("""
+READER_GENERIC = frozenset(
+    """
 method model approach framework algorithm system technique task problem dataset data benchmark metric
 performance result results learning training inference evaluation encoder decoder sampling ablation
 diffusion adaptation pretrained model architecture module layer network experiment experiments
 analysis baseline optimization reasoning capability generation
-""".split())
+""".split()
+)
 
 
 @pytest.mark.parametrize("label", ["Method", "Task", "Dataset", "Metric"])
 def test_top_twenty_entities_per_label_are_named_things(example_graph, label):
-    top = [example_graph.nx.nodes[node]["name"] for node, _support in example_graph.top(label, n=20)]
+    top = [
+        example_graph.nx.nodes[node]["name"] for node, _support in example_graph.top(label, n=20)
+    ]
     assert len(top) >= 15  # 57 abstracts: fewer than 20 data sets may be named at all
-    generic = [name for name in top if name.casefold() in READER_GENERIC
-               or name.casefold().removeprefix("pretrained ") in READER_GENERIC
-               or not any(ch.isalpha() for ch in name)]
+    generic = [
+        name
+        for name in top
+        if name.casefold() in READER_GENERIC
+        or name.casefold().removeprefix("pretrained ") in READER_GENERIC
+        or not any(ch.isalpha() for ch in name)
+    ]
     assert not generic, f"generic words among the top 20 {label} entities: {generic}"
 
 
@@ -50,7 +58,9 @@ def test_string_seed_of_thought_and_ssot_are_one_proposed_method(example_graph):
 def test_pif_is_one_task(example_graph):
     node = node_for(example_graph, "Probabilistic Instruction Following", "Task")
     assert example_graph.find("PIF", label="Task") == node
-    assert {"PIF", "Probabilistic Instruction Following"} <= set(example_graph.nx.nodes[node]["aliases"])
+    assert {"PIF", "Probabilistic Instruction Following"} <= set(
+        example_graph.nx.nodes[node]["aliases"]
+    )
 
 
 @pytest.mark.parametrize("name", ["NoveltyBench", "GOT-10k", "LAION-400M"])
@@ -69,7 +79,11 @@ def test_large_language_models_in_every_spelling_are_one_node(example_graph):
     node = example_graph.find("large language models", label="Method")
     for spelling in ("LLMs", "LLM", "Large Language Models", "large language model"):
         assert example_graph.find(spelling) == node
-    nodes = [n for n, d in example_graph.nx.nodes(data=True) if "llm" in {a.lower() for a in d.get("aliases", [])}]
+    nodes = [
+        n
+        for n, d in example_graph.nx.nodes(data=True)
+        if "llm" in {a.lower() for a in d.get("aliases", [])}
+    ]
     assert nodes == [node]
     assert example_graph.nx.nodes[node]["support"] >= 10
 
@@ -86,7 +100,7 @@ def test_every_paper_entity_edge_points_back_to_its_sentence(example_graph):
             continue
         abstract = G.nodes[u]["abstract"]
         for ev in data["evidence"]:
-            assert abstract[ev["start"]:ev["end"]] == ev["text"]
+            assert abstract[ev["start"] : ev["end"]] == ev["text"]
             assert ev["sentence"] in abstract and ev["paper_id"] == u.removeprefix("paper:")
 
 

@@ -28,8 +28,10 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "iclr2026"
 @pytest.fixture(scope="module")
 def docs(nlp):
     texts = [p.read_text(encoding="utf-8") for p in sorted(EXAMPLES.glob("*.txt"))]
-    texts.append("We propose FooNet , a model for image segmentation ; FooNet beats BarNet and BazNet on COCO "
-                 "such as the as well as of of and and , as well as such as .")
+    texts.append(
+        "We propose FooNet , a model for image segmentation ; FooNet beats BarNet and BazNet on COCO "
+        "such as the as well as of of and and , as well as such as ."
+    )
     return list(nlp.pipe(texts))
 
 
@@ -40,7 +42,9 @@ def _sentence_pairs(docs, nlp):
         spans, _ = rel.candidate_spans(doc)
         lower = [t.lower_ for t in doc]
         for sent in doc.sents:
-            inside = sentence_candidates(sp for sp in spans if sp[0] >= sent.start and sp[1] <= sent.end)
+            inside = sentence_candidates(
+                sp for sp in spans if sp[0] >= sent.start and sp[1] <= sent.end
+            )
             for i in range(len(inside)):
                 for j in range(i + 1, len(inside)):
                     if inside[i][1] <= inside[j][0]:
@@ -73,13 +77,22 @@ def _reference_relations(rel, doc):
             inside = [sp for sp in spans if sp[0] >= sent.start and sp[1] <= sent.end]
             if len(inside) < 2:
                 continue
-            for head, tail, label, score in predict_sentence(rel.model, lower, sent.start, sent.end, inside):
+            for head, tail, label, score in predict_sentence(
+                rel.model, lower, sent.start, sent.end, inside
+            ):
                 found.append([head[0], head[1], tail[0], tail[1], label, round(score, 4)])
                 h, t = mentions.get(head[:2]), mentions.get(tail[:2])
                 if h is None or t is None or not rel.keeps(label, score) or same_concept(h, t):
                     continue
-                product.append({"head": [h["start"], h["end"]], "tail": [t["start"], t["end"]],
-                                "label": label, "score": round(score, 4), "extractor": "relations"})
+                product.append(
+                    {
+                        "head": [h["start"], h["end"]],
+                        "tail": [t["start"], t["end"]],
+                        "label": label,
+                        "score": round(score, 4),
+                        "extractor": "relations",
+                    }
+                )
     return found, product
 
 
@@ -96,7 +109,11 @@ def test_relation_component_matches_sentence_by_sentence_prediction(docs, nlp):
 
 def test_row_scores_is_batch_scores():
     model = RelationModel.from_disk(MODEL_DIR)
-    batch = [["bias", "L=Method|Task", "bw=for"], ["never seen"], ["bias", "Lcue=Method|Task|for", "bw=for"]]
+    batch = [
+        ["bias", "L=Method|Task", "bw=for"],
+        ["never seen"],
+        ["bias", "Lcue=Method|Task|for", "bw=for"],
+    ]
     index = model.features
     rows, starts = [], []
     for feats in batch:
@@ -117,7 +134,7 @@ def _reference_mentions(chooser, doc):
     sent_starts = [sent.start for sent in sents]
     records = []
     for source, score, span, extra in chooser._candidates(doc, doc.text):
-        if len(span.text) < chooser.min_chars or any(taken[span.start: span.end]):
+        if len(span.text) < chooser.min_chars or any(taken[span.start : span.end]):
             continue
         if source != "acronym" and (is_generic(span.text) or span.text.count("$") % 2):
             continue
@@ -127,10 +144,22 @@ def _reference_mentions(chooser, doc):
         if span.start > 0 and doc[span.start - 1].lower_ == "our":
             role = "proposed"
         sent = sents[bisect_right(sent_starts, span.start) - 1]
-        records.append({"label": span.label_, "text": span.text, "start": span.start_char, "end": span.end_char,
-                        "sentence": sent.text, "sent_start": sent.start_char, "extractor": source,
-                        "score": extra.get("score", score), "role": role, "long_form": extra.get("long_form"),
-                        "short_form": extra.get("short_form"), "canonical": extra.get("canonical")})
+        records.append(
+            {
+                "label": span.label_,
+                "text": span.text,
+                "start": span.start_char,
+                "end": span.end_char,
+                "sentence": sent.text,
+                "sent_start": sent.start_char,
+                "extractor": source,
+                "score": extra.get("score", score),
+                "role": role,
+                "long_form": extra.get("long_form"),
+                "short_form": extra.get("short_form"),
+                "canonical": extra.get("canonical"),
+            }
+        )
     return sorted(records, key=lambda r: r["start"])
 
 
@@ -138,13 +167,21 @@ def test_mention_chooser_texts_and_sentences_are_the_tokens_own(docs, nlp):
     chooser = nlp.get_pipe("kg_mentions")
     total = 0
     for doc in docs:
-        def roleless(records):  # kg_roles, after the chooser, sets the roles of methods and data sets
+
+        def roleless(
+            records,
+        ):  # kg_roles, after the chooser, sets the roles of methods and data sets
             return [{k: v for k, v in r.items() if k != "role"} for r in records]
 
         assert roleless(doc.user_data["kg_mentions"]) == roleless(_reference_mentions(chooser, doc))
         assert [(s.start, s.end, s.label_) for s in doc.spans["kg"]] == [
-            (doc.char_span(r["start"], r["end"]).start, doc.char_span(r["start"], r["end"]).end, r["label"])
-            for r in doc.user_data["kg_mentions"]]
+            (
+                doc.char_span(r["start"], r["end"]).start,
+                doc.char_span(r["start"], r["end"]).end,
+                r["label"],
+            )
+            for r in doc.user_data["kg_mentions"]
+        ]
         total += len(doc.user_data["kg_mentions"])
     assert total > 20
 
@@ -184,16 +221,24 @@ def _reference_head_phrases(doc, max_modifiers=4):
             if prev.text == "-" and start - 2 >= token.sent.start:
                 start -= 2
                 continue
-            if not _WORDLIKE.match(prev.text) or prev.lower_ in BOUNDARY_WORDS or prev.is_stop \
-                    or is_verbish(prev.text):
+            if (
+                not _WORDLIKE.match(prev.text)
+                or prev.lower_ in BOUNDARY_WORDS
+                or prev.is_stop
+                or is_verbish(prev.text)
+            ):
                 break
-            if prev.text.isupper() and len(prev.text) > 1 and not any(c.isdigit() for c in prev.text):
+            if (
+                prev.text.isupper()
+                and len(prev.text) > 1
+                and not any(c.isdigit() for c in prev.text)
+            ):
                 start -= 1
                 continue
             if not prev.is_lower and not is_name_token(prev):
                 break
             start -= 1
-        modifiers = [t for t in doc[start: token.i] if t.text != "-"]
+        modifiers = [t for t in doc[start : token.i] if t.text != "-"]
         if not modifiers:
             continue
         named = any(not t.is_lower for t in modifiers)
@@ -212,7 +257,9 @@ def test_head_phrases_match_the_token_by_token_reference(rule_docs):
     for doc in rule_docs:
         want = [(s.start, s.end, s.label_) for s in _reference_head_phrases(doc)]
         assert [(s.start, s.end, s.label_) for s in head_phrases(doc)] == want
-    assert any(s[-1].lower_ == "agent" for s in head_phrases(rule_docs[-1]))  # "agent" is a spaCy symbol
+    assert any(
+        s[-1].lower_ == "agent" for s in head_phrases(rule_docs[-1])
+    )  # "agent" is a spaCy symbol
 
 
 def _reference_cue_matcher(vocab):
@@ -222,19 +269,39 @@ def _reference_cue_matcher(vocab):
     from extractors import rules as r
 
     matcher = Matcher(vocab)
-    matcher.add("PROPOSE", [
-        [{"LOWER": {"IN": r._PROPOSE_FIRST}}, {"LOWER": {"IN": r._PROPOSE_ADVERB}, "OP": "?"},
-         {"LOWER": {"IN": r._TRIGGERS["propose"]}}],
-    ])
-    matcher.add("EVAL_ON", [
-        [{"LOWER": {"IN": r._EVAL_FIRST}}, {"LOWER": {"IN": r._EVAL_NEXT}}],
-        [{"LOWER": {"IN": r._LIST_FIRST}}, {"LOWER": {"IN": r._SUCH}}, {"LOWER": "as", "OP": "?"}],
-    ])
+    matcher.add(
+        "PROPOSE",
+        [
+            [
+                {"LOWER": {"IN": r._PROPOSE_FIRST}},
+                {"LOWER": {"IN": r._PROPOSE_ADVERB}, "OP": "?"},
+                {"LOWER": {"IN": r._TRIGGERS["propose"]}},
+            ],
+        ],
+    )
+    matcher.add(
+        "EVAL_ON",
+        [
+            [{"LOWER": {"IN": r._EVAL_FIRST}}, {"LOWER": {"IN": r._EVAL_NEXT}}],
+            [
+                {"LOWER": {"IN": r._LIST_FIRST}},
+                {"LOWER": {"IN": r._SUCH}},
+                {"LOWER": "as", "OP": "?"},
+            ],
+        ],
+    )
     matcher.add("TERMS_OF", [[{"LOWER": "in"}, {"LOWER": "terms"}, {"LOWER": "of"}]])
-    matcher.add("TASK_OF", [
-        [{"LOWER": {"IN": r._TASK_FIRST}}, {"LOWER": "of"}],
-        [{"LOWER": {"IN": r._TASKS_FIRST}}, {"LOWER": {"IN": r._SUCH}}, {"LOWER": "as", "OP": "?"}],
-    ])
+    matcher.add(
+        "TASK_OF",
+        [
+            [{"LOWER": {"IN": r._TASK_FIRST}}, {"LOWER": "of"}],
+            [
+                {"LOWER": {"IN": r._TASKS_FIRST}},
+                {"LOWER": {"IN": r._SUCH}},
+                {"LOWER": "as", "OP": "?"},
+            ],
+        ],
+    )
     return matcher
 
 
@@ -256,19 +323,27 @@ def test_shape_finder_writes_what_a_span_ruler_with_shape_patterns_writes(rule_d
 
     exact, _lower = gazetteer_patterns(nlp)
     ref = spacy.blank("en")
-    ruler = ref.add_pipe("span_ruler", name="kg_gazetteer",
-                         config={"spans_key": "kg_gazetteer", "overwrite": True, "validate": False})
+    ruler = ref.add_pipe(
+        "span_ruler",
+        name="kg_gazetteer",
+        config={"spans_key": "kg_gazetteer", "overwrite": True, "validate": False},
+    )
     ruler.add_patterns(exact + shape_patterns())
     fast = spacy.blank("en")
-    fast_ruler = fast.add_pipe("span_ruler", name="kg_gazetteer",
-                               config={"spans_key": "kg_gazetteer", "overwrite": True, "validate": False})
+    fast_ruler = fast.add_pipe(
+        "span_ruler",
+        name="kg_gazetteer",
+        config={"spans_key": "kg_gazetteer", "overwrite": True, "validate": False},
+    )
     fast_ruler.add_patterns(exact)
     shapes = fast.add_pipe("kg_shapes")
     n_shapes = 0
     for doc in rule_docs:
         ref_doc, fast_doc = ruler(doc.copy()), shapes(fast_ruler(doc.copy()))
         want, got = ref_doc.spans["kg_gazetteer"], fast_doc.spans["kg_gazetteer"]
-        assert [(s.start, s.end, s.label_, s.id_) for s in got] == [(s.start, s.end, s.label_, s.id_) for s in want]
+        assert [(s.start, s.end, s.label_, s.id_) for s in got] == [
+            (s.start, s.end, s.label_, s.id_) for s in want
+        ]
         n_shapes += sum(s.id_.startswith("shape:") for s in want)
     assert n_shapes >= 4
 
@@ -278,7 +353,10 @@ def test_relation_records_take_the_sentence_of_their_head_mention(nlp):
     from extractors.pipeline import _sentence_of
     from kg.model import Paper
 
-    papers = [Paper(id=p.stem, abstract=p.read_text(encoding="utf-8")) for p in sorted(EXAMPLES.glob("*.txt"))]
+    papers = [
+        Paper(id=p.stem, abstract=p.read_text(encoding="utf-8"))
+        for p in sorted(EXAMPLES.glob("*.txt"))
+    ]
     n = 0
     for item in extract(nlp, papers):
         doc = nlp(item.paper.abstract)

@@ -24,7 +24,8 @@ def test_graphml_reads_back_in_networkx_with_lists_restored(example_graph, tmp_p
     back = read_graphml(path)
     assert nx.utils.graphs_equal(back, example_graph.nx) or (
         sorted(back.nodes(data=True)) == sorted(example_graph.nx.nodes(data=True))
-        and sorted(back.edges(keys=True, data=True)) == sorted(example_graph.nx.edges(keys=True, data=True))
+        and sorted(back.edges(keys=True, data=True))
+        == sorted(example_graph.nx.edges(keys=True, data=True))
     )
     plain = nx.read_graphml(path)  # what Gephi-like readers see: strings, no errors
     some_entity = next(n for n, d in plain.nodes(data=True) if d.get("label") == "Method")
@@ -38,10 +39,15 @@ def test_traversal_answers_a_researchers_questions(example_graph):
     assert methods and all(g.nx.nodes[m]["label"] == "Method" for m in methods)
     assert all(g.nx.nodes[d]["label"] == "Dataset" for d in g.entities_of(paper, label="dataset"))
     top = g.top("Method", n=3)
-    assert top[0] == ("method:large language model", g.nx.nodes["method:large language model"]["support"])
+    assert top[0] == (
+        "method:large language model",
+        g.nx.nodes["method:large language model"]["support"],
+    )
     assert [s for _, s in top] == sorted((s for _, s in top), reverse=True)
     ties = g.top("Method", n=100)
-    for (a, support_a), (b, support_b) in zip(ties, ties[1:]):  # equal support: most mentioned first
+    for (a, support_a), (b, support_b) in zip(
+        ties, ties[1:]
+    ):  # equal support: most mentioned first
         if support_a == support_b:
             assert g.nx.nodes[a]["mention_count"] >= g.nx.nodes[b]["mention_count"]
 
@@ -92,17 +98,29 @@ def test_related_edges_weigh_rare_shared_things_more_and_say_why():
     from kg.graph import related_edges
 
     common = "method:deep learning"
-    G = _papers_graph({
-        "a": ([common, "dataset:got 10k", "method:autoregressive tracking"], "Visual object tracking.", []),
-        "b": ([common, "dataset:got 10k", "method:autoregressive tracking"], "Tracking objects in video.", []),
-        "c": ([common], "Protein folding.", ["protein structure"]),
-        "d": ([common], "Protein design.", ["protein structure"]),
-        "e": ([common], "Speech.", []),
-        "f": ([common], "Graphs.", []),
-    })
+    G = _papers_graph(
+        {
+            "a": (
+                [common, "dataset:got 10k", "method:autoregressive tracking"],
+                "Visual object tracking.",
+                [],
+            ),
+            "b": (
+                [common, "dataset:got 10k", "method:autoregressive tracking"],
+                "Tracking objects in video.",
+                [],
+            ),
+            "c": ([common], "Protein folding.", ["protein structure"]),
+            "d": ([common], "Protein design.", ["protein structure"]),
+            "e": ([common], "Speech.", []),
+            "f": ([common], "Graphs.", []),
+        }
+    )
     edges = {(a, b): (w, shared, terms) for a, b, w, shared, terms in related_edges(G, k=1)}
     weight, shared, terms = edges[("paper:a", "paper:b")]
-    assert shared[:2] == ["dataset:got 10k", "method:autoregressive tracking"] and shared[-1] == common
+    assert (
+        shared[:2] == ["dataset:got 10k", "method:autoregressive tracking"] and shared[-1] == common
+    )
     assert "tracking" in terms and 0 < weight <= 1
     weight_cd, shared_cd, terms_cd = edges[("paper:c", "paper:d")]
     assert shared_cd == [common] and {"protein", "protein structure"} <= set(terms_cd)

@@ -60,7 +60,13 @@ def test_page_has_no_external_resource(tiny):
     assert page.startswith("<!DOCTYPE html>")
     assert not re.search(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", page, re.I)
     assert not re.search(r"@import|<link\b|<iframe\b", page, re.I)
-    for host in ("cdn.jsdelivr.net", "cdnjs.cloudflare.com", "unpkg.com", "bootstrap", "tom-select"):
+    for host in (
+        "cdn.jsdelivr.net",
+        "cdnjs.cloudflare.com",
+        "unpkg.com",
+        "bootstrap",
+        "tom-select",
+    ):
         assert host not in page, host
 
 
@@ -104,9 +110,18 @@ def test_nodes_and_edges_carry_no_vis_title_tooltip(tiny):
 
 
 def test_page_script_never_writes_html():
-    js = (Path(__file__).resolve().parents[2] / "graph_exports" / "assets" / "kg_page.js").read_text()
+    js = (
+        Path(__file__).resolve().parents[2] / "graph_exports" / "assets" / "kg_page.js"
+    ).read_text()
     code = re.sub(r"/\*.*?\*/", "", js, flags=re.S)
-    for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+    for sink in (
+        "innerHTML",
+        "outerHTML",
+        "insertAdjacentHTML",
+        "document.write",
+        "eval(",
+        "new Function",
+    ):
         assert sink not in code, sink
 
 
@@ -135,7 +150,11 @@ def test_papers_that_share_only_words_are_labelled_with_the_words(tiny):
     data = tiny.get_edge_data("paper:a1", "paper:b2", key="RELATED_TO")
     data["shared"], data["shared_terms"] = [], ["grade school math", "arithmetic", "word problems"]
     (edge,) = page_data(to_html(tiny, view="papers"))["edges"]
-    assert edge["shared"] == [] and edge["sharedTerms"] == ["grade school math", "arithmetic", "word problems"]
+    assert edge["shared"] == [] and edge["sharedTerms"] == [
+        "grade school math",
+        "arithmetic",
+        "word problems",
+    ]
     assert edge["label"] == "grade school math, arithmetic +1"
 
 
@@ -240,11 +259,15 @@ def test_year_filter_drops_papers_and_their_only_entities(tiny):
 def test_max_nodes_keeps_the_most_supported_and_says_what_went(tiny):
     sel = select(tiny, max_nodes=3)
     assert "dataset:gsm8k" in sel.nodes and len(sel.nodes) == 3
-    assert sel.left_out == [("max 3 nodes: papers and entities in their shares, the least supported of each", 2)]
+    assert sel.left_out == [
+        ("max 3 nodes: papers and entities in their shares, the least supported of each", 2)
+    ]
     assert sum(sel.left_out_by_label.values()) == 2
     meta = page_data(to_html(tiny, max_nodes=3))["meta"]
     assert meta["counts"]["totalNodes"] == 5 and meta["counts"]["nodes"] == 3
-    assert meta["leftOut"] == [["max 3 nodes: papers and entities in their shares, the least supported of each", 2]]
+    assert meta["leftOut"] == [
+        ["max 3 nodes: papers and entities in their shares, the least supported of each", 2]
+    ]
 
 
 def test_max_nodes_keeps_papers_and_entities_in_their_shares():
@@ -319,8 +342,23 @@ def test_kg_html_command_writes_the_page(tiny, tmp_path):
 
     graph = KnowledgeGraph(tiny).save(tmp_path / "graph.json")
     out = tmp_path / "map.html"
-    result = CliRunner().invoke(app, ["html", str(graph), "-o", str(out), "--view", "papers",
-                                      "--labels", "Paper", "--year-from", "2020", "--size-by", "support"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "html",
+            str(graph),
+            "-o",
+            str(out),
+            "--view",
+            "papers",
+            "--labels",
+            "Paper",
+            "--year-from",
+            "2020",
+            "--size-by",
+            "support",
+        ],
+    )
     assert result.exit_code == 0, result.output
     data = page_data(out.read_text(encoding="utf-8"))
     assert data["meta"]["view"] == "papers" and data["meta"]["sizeBy"] == "support"
@@ -333,7 +371,9 @@ def test_kg_html_command_writes_the_page(tiny, tmp_path):
 def test_page_options_object_and_keywords_give_the_same_page(tiny):
     from graph_exports.html import PageOptions
 
-    assert to_html(tiny, PageOptions(view="papers", size_by="support")) == to_html(tiny, view="papers", size_by="support")
+    assert to_html(tiny, PageOptions(view="papers", size_by="support")) == to_html(
+        tiny, view="papers", size_by="support"
+    )
     with pytest.raises(ExportError, match="unknown page option 'colour'"):
         to_html(tiny, colour="red")
 
@@ -342,4 +382,6 @@ def test_focus_finds_names_as_knowledge_graph_find_does(tiny):
     from kg import traverse
 
     for name in ("large language models", "Large-Language-Model", "LLMs"):
-        assert resolve_focus(tiny, name) == traverse.find(tiny, name) == "method:large language model"
+        assert (
+            resolve_focus(tiny, name) == traverse.find(tiny, name) == "method:large language model"
+        )

@@ -15,16 +15,51 @@ from kg.errors import ExportError
 
 def tiny() -> nx.MultiDiGraph:
     G = nx.MultiDiGraph()
-    G.add_node("paper:p1", label="Paper", name="P1", abstract="We use BERT.", title_derived=True,
-               authors=[], keywords=["nlp"], source="a.txt:2", mentions=[[7, 11, "METHOD", "method:bert"]])
-    G.add_node("method:bert", label="Method", name="BERT", key="bert", aliases=["BERT", "Bert"],
-               support=1, mention_count=1)
-    G.add_node("task:qa", label="Task", name="QA", key="qa", aliases=["QA"], support=1, mention_count=1)
-    ev = {"sentence": "We use BERT.", "start": 7, "end": 11, "text": "BERT", "extractor": "rules",
-          "score": 1.0, "paper_id": "p1"}
-    G.add_edge("paper:p1", "method:bert", key="USES", type="USES", count=1, weight=1.0, evidence=[ev])
-    G.add_edge("method:bert", "task:qa", key="USED_FOR", type="USED_FOR", count=1, weight=0.5,
-               papers=["p1"], evidence=[ev])
+    G.add_node(
+        "paper:p1",
+        label="Paper",
+        name="P1",
+        abstract="We use BERT.",
+        title_derived=True,
+        authors=[],
+        keywords=["nlp"],
+        source="a.txt:2",
+        mentions=[[7, 11, "METHOD", "method:bert"]],
+    )
+    G.add_node(
+        "method:bert",
+        label="Method",
+        name="BERT",
+        key="bert",
+        aliases=["BERT", "Bert"],
+        support=1,
+        mention_count=1,
+    )
+    G.add_node(
+        "task:qa", label="Task", name="QA", key="qa", aliases=["QA"], support=1, mention_count=1
+    )
+    ev = {
+        "sentence": "We use BERT.",
+        "start": 7,
+        "end": 11,
+        "text": "BERT",
+        "extractor": "rules",
+        "score": 1.0,
+        "paper_id": "p1",
+    }
+    G.add_edge(
+        "paper:p1", "method:bert", key="USES", type="USES", count=1, weight=1.0, evidence=[ev]
+    )
+    G.add_edge(
+        "method:bert",
+        "task:qa",
+        key="USED_FOR",
+        type="USED_FOR",
+        count=1,
+        weight=0.5,
+        papers=["p1"],
+        evidence=[ev],
+    )
     return G
 
 
@@ -86,17 +121,32 @@ def test_cypher_builders_take_labels_only_from_the_schema():
 
 def test_neo4j_csv_headers_and_arrays():
     files = to_neo4j_csv(tiny())
-    assert files["nodes-Method.csv"][0] == ["id:ID", ":LABEL", "aliases:string[]", "key:string",
-                                            "mention_count:long", "name:string", "support:long"]
-    assert files["nodes-Method.csv"][1][:3] == ["method:bert", f"Method{ARRAY_DELIMITER}Entity",
-                                                f"BERT{ARRAY_DELIMITER}Bert"]
+    assert files["nodes-Method.csv"][0] == [
+        "id:ID",
+        ":LABEL",
+        "aliases:string[]",
+        "key:string",
+        "mention_count:long",
+        "name:string",
+        "support:long",
+    ]
+    assert files["nodes-Method.csv"][1][:3] == [
+        "method:bert",
+        f"Method{ARRAY_DELIMITER}Entity",
+        f"BERT{ARRAY_DELIMITER}Bert",
+    ]
     header = files["relationships-USED_FOR.csv"][0]
     assert header[:3] == [":START_ID", ":END_ID", ":TYPE"] and "papers:string[]" in header
-    assert files["nodes-Paper.csv"][0][:2] == ["id:ID", ":LABEL"] and "title_derived:boolean" in files["nodes-Paper.csv"][0]
+    assert (
+        files["nodes-Paper.csv"][0][:2] == ["id:ID", ":LABEL"]
+        and "title_derived:boolean" in files["nodes-Paper.csv"][0]
+    )
 
 
 def test_a_node_id_longer_than_neo4j_indexes_is_refused_before_anything_is_sent():
     G = tiny()
-    G.add_node("paper:" + "é" * 5000, label="Paper", name="long")   # 10,006 bytes of UTF-8
-    with pytest.raises(ExportError, match=r"id is 10,006 bytes, over the 8,000 a Neo4j index key holds"):
+    G.add_node("paper:" + "é" * 5000, label="Paper", name="long")  # 10,006 bytes of UTF-8
+    with pytest.raises(
+        ExportError, match=r"id is 10,006 bytes, over the 8,000 a Neo4j index key holds"
+    ):
         to_rows(G)

@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from graph_exports.html import _undirected, communities, layout, page_edges, page_nodes, select, to_html
+from graph_exports.html import (
+    _undirected,
+    communities,
+    layout,
+    page_edges,
+    page_nodes,
+    select,
+    to_html,
+)
 from graph_exports.overview import overview
 from graph_exports.page_data import compress_if_large, decompress, pack, unpack
 
@@ -76,8 +84,10 @@ def test_page_data_per_paper_stays_small(example):
     kg's own script and style."""
     page = to_html(example)
     papers = sum(1 for _n, d in example.nodes(data=True) if d.get("label") == "Paper")
-    data = sum(len(re.search(rf"^  {key}: (.*?),?$", page, re.M).group(1).encode("utf-8"))
-               for key in ("nodes", "store", "meta"))
+    data = sum(
+        len(re.search(rf"^  {key}: (.*?),?$", page, re.M).group(1).encode("utf-8"))
+        for key in ("nodes", "store", "meta")
+    )
     assert data / papers < 4000, f"{data / papers:.0f} bytes of data per paper"
 
 
@@ -91,9 +101,14 @@ def test_communities_are_named_by_distinctive_entities_not_the_common_one():
     names = [c["name"] for c in ov["communities"]]
     assert len(names) == len(set(names)) > 2, "each community has its own name"
     papers = [n for n, d in g.nodes(data=True) if d.get("label") == "Paper"]
-    df = {n: sum(1 for p in g.predecessors(n) if g.nodes[p].get("label") == "Paper") for n in g
-          if g.nodes[n].get("label") != "Paper"}
+    df = {
+        n: sum(1 for p in g.predecessors(n) if g.nodes[p].get("label") == "Paper")
+        for n in g
+        if g.nodes[n].get("label") != "Paper"
+    }
     general = {n for n, c in df.items() if c > max(20, 0.05 * len(papers))}
     for c in ov["communities"]:
-        assert not {t[0] for t in c["top"]} & general, "an entity of a large part of the page names nothing"
+        assert not {t[0] for t in c["top"]} & general, (
+            "an entity of a large part of the page names nothing"
+        )
     assert sum(c["size"] for c in ov["communities"]) == len(sel.nodes)

@@ -21,19 +21,42 @@ def chain() -> nx.MultiDiGraph:
     """o - a (0.9), o - b (0.5), a - c (0.8), b - d (0.9), c - e (1.0); all share dataset:x with o."""
     g = nx.MultiDiGraph()
     for p in "oabcde":
-        g.add_node(f"paper:{p}", label="Paper", name=f"Paper {p.upper()}", title=f"Paper {p.upper()}", year=2020)
+        g.add_node(
+            f"paper:{p}",
+            label="Paper",
+            name=f"Paper {p.upper()}",
+            title=f"Paper {p.upper()}",
+            year=2020,
+        )
         g.add_node("dataset:x", label="Dataset", name="X", support=6)
         g.add_edge(f"paper:{p}", "dataset:x", key="EVALUATES_ON", type="EVALUATES_ON")
-    for u, v, w in (("o", "a", 0.9), ("o", "b", 0.5), ("a", "c", 0.8), ("b", "d", 0.9), ("c", "e", 1.0)):
-        g.add_edge(f"paper:{u}", f"paper:{v}", key="RELATED_TO", type="RELATED_TO", weight=w,
-                   shared=["dataset:x"], shared_terms=["word"])
+    for u, v, w in (
+        ("o", "a", 0.9),
+        ("o", "b", 0.5),
+        ("a", "c", 0.8),
+        ("b", "d", 0.9),
+        ("c", "e", 1.0),
+    ):
+        g.add_edge(
+            f"paper:{u}",
+            f"paper:{v}",
+            key="RELATED_TO",
+            type="RELATED_TO",
+            weight=w,
+            shared=["dataset:x"],
+            shared_terms=["word"],
+        )
     return g
 
 
 def test_first_order_neighbours_come_first_strongest_first():
     ranked = paper_map(chain(), "paper:o")
     assert [(r.paper, r.order) for r in ranked] == [
-        ("paper:a", 1), ("paper:b", 1), ("paper:c", 2), ("paper:d", 2)]
+        ("paper:a", 1),
+        ("paper:b", 1),
+        ("paper:c", 2),
+        ("paper:d", 2),
+    ]
     # second order: scored by the best two-step path, and says which paper it goes through
     assert ranked[2].via == "paper:a" and ranked[2].score == pytest.approx(0.72)
     assert ranked[3].via == "paper:b" and ranked[3].score == pytest.approx(0.45)
@@ -63,7 +86,13 @@ def test_find_paper_takes_an_id_a_bare_id_or_a_title():
 
 def test_paper_page_holds_the_origin_its_map_and_the_edges_among_them():
     data = page_data(to_html(chain(), paper="Paper O"))
-    assert sorted(n["id"] for n in data["nodes"]) == ["paper:a", "paper:b", "paper:c", "paper:d", "paper:o"]
+    assert sorted(n["id"] for n in data["nodes"]) == [
+        "paper:a",
+        "paper:b",
+        "paper:c",
+        "paper:d",
+        "paper:o",
+    ]
     assert {e["type"] for e in data["edges"]} == {"RELATED_TO"}
     assert len(data["edges"]) == 4  # o-a, o-b, a-c, b-d (c-e leaves with e)
     meta = data["meta"]
@@ -81,9 +110,13 @@ def test_kg_html_paper_writes_the_map_page(tmp_path):
 
     graph = KnowledgeGraph(chain()).save(tmp_path / "graph.json")
     out = tmp_path / "map.html"
-    result = CliRunner().invoke(app, ["html", str(graph), "-o", str(out), "--paper", "o", "--map-size", "2"])
+    result = CliRunner().invoke(
+        app, ["html", str(graph), "-o", str(out), "--paper", "o", "--map-size", "2"]
+    )
     assert result.exit_code == 0, result.output
     meta = page_data(out.read_text(encoding="utf-8"))["meta"]
     assert meta["mapOrigin"] == "paper:o" and meta["paperMap"] == [["paper:a", 1], ["paper:b", 1]]
-    bad = CliRunner().invoke(app, ["html", str(graph), "-o", str(out), "--paper", "nothing like it"])
+    bad = CliRunner().invoke(
+        app, ["html", str(graph), "-o", str(out), "--paper", "nothing like it"]
+    )
     assert bad.exit_code != 0 and "no paper" in str(bad.exception)

@@ -42,8 +42,19 @@ def test_pair_features_see_labels_words_between_and_distance():
     lower = [w.lower() for w in SENTENCE]
     ents = [(2, 5, "Method"), (6, 7, "Task")]
     feats = pair_features(lower, 0, len(lower), ents, 0, 1)
-    assert {"L=Method|Task", "ha=machines", "hb=parsing", "bw=for", "bseq=for", "dist=1",
-            "Lcue=Method|Task|for", "before=use", "after=.", "we_before", "nmid=0"} <= set(feats)
+    assert {
+        "L=Method|Task",
+        "ha=machines",
+        "hb=parsing",
+        "bw=for",
+        "bseq=for",
+        "dist=1",
+        "Lcue=Method|Task|for",
+        "before=use",
+        "after=.",
+        "we_before",
+        "nmid=0",
+    } <= set(feats)
 
 
 def test_pair_features_mark_adjacent_spans():
@@ -57,12 +68,16 @@ def test_pair_features_say_where_the_pair_sits_among_the_spans():
     ents = [(0, 1, "Generic"), (2, 5, "Method"), (6, 7, "Task")]
     feats = pair_features(lower, 0, len(lower), ents, 1, 2)
     assert {"a_notfirst", "b_last", "Lpos=Method|Task|01"} <= set(feats)
-    assert {"a_first", "b_notlast", "Lpos=Generic|Method|10"} <= set(pair_features(lower, 0, len(lower), ents, 0, 1))
+    assert {"a_first", "b_notlast", "Lpos=Generic|Method|10"} <= set(
+        pair_features(lower, 0, len(lower), ents, 0, 1)
+    )
 
 
 def test_sentence_candidates_dedupe_by_span_and_sort():
     assert sentence_candidates([(4, 5, "Task"), (0, 2, "Method"), (4, 5, "Generic")]) == [
-        (0, 2, "Method"), (4, 5, "Task")]
+        (0, 2, "Method"),
+        (4, 5, "Task"),
+    ]
 
 
 def test_decode_class_gives_label_and_direction():
@@ -74,18 +89,28 @@ def test_decode_class_gives_label_and_direction():
 def test_predict_sentence_finds_used_for_in_text_order():
     lower = [w.lower() for w in SENTENCE]
     rels = predict_sentence(tiny_model(), lower, 0, len(lower), [(6, 7, "Task"), (2, 5, "Method")])
-    assert [(h, t, label) for h, t, label, _ in rels] == [((2, 5, "Method"), (6, 7, "Task"), "USED-FOR")]
+    assert [(h, t, label) for h, t, label, _ in rels] == [
+        ((2, 5, "Method"), (6, 7, "Task"), "USED-FOR")
+    ]
     assert 0.5 < rels[0][3] <= 1.0
 
 
 def test_predict_sentence_never_pairs_overlapping_spans():
     lower = [w.lower() for w in SENTENCE]
-    assert predict_sentence(tiny_model(-5.0), lower, 0, len(lower), [(2, 5, "Method"), (3, 5, "Task")]) == []
+    assert (
+        predict_sentence(tiny_model(-5.0), lower, 0, len(lower), [(2, 5, "Method"), (3, 5, "Task")])
+        == []
+    )
 
 
 def test_threshold_favours_none():
     lower = [w.lower() for w in SENTENCE]
-    assert predict_sentence(tiny_model(threshold=5.0), lower, 0, len(lower), [(2, 5, "Method"), (6, 7, "Task")]) == []
+    assert (
+        predict_sentence(
+            tiny_model(threshold=5.0), lower, 0, len(lower), [(2, 5, "Method"), (6, 7, "Task")]
+        )
+        == []
+    )
 
 
 def test_model_round_trips_through_disk(tmp_path):
@@ -95,8 +120,11 @@ def test_model_round_trips_through_disk(tmp_path):
     back = RelationModel.from_disk(tmp_path / "rel")
     assert back.classes == CLASSES and back.features == model.features and back.threshold == -0.5
     assert back.meta == {"note": "tiny"}
-    np.testing.assert_allclose(back.scores(["bias", "Lcue=Method|Task|for"]), model.scores(["bias", "Lcue=Method|Task|for"]),
-                               atol=1e-3)
+    np.testing.assert_allclose(
+        back.scores(["bias", "Lcue=Method|Task|for"]),
+        model.scores(["bias", "Lcue=Method|Task|for"]),
+        atol=1e-3,
+    )
 
 
 def test_batch_scores_match_single_scores_and_ignore_unknown_features():
@@ -116,7 +144,11 @@ def test_missing_model_names_the_directory(tmp_path):
 
 
 def test_same_concept_catches_acronym_and_identical_names():
-    long = {"text": "Neural Additive Models", "short_form": "NAMs", "long_form": "Neural Additive Models"}
+    long = {
+        "text": "Neural Additive Models",
+        "short_form": "NAMs",
+        "long_form": "Neural Additive Models",
+    }
     short = {"text": "NAMs", "long_form": "Neural Additive Models", "short_form": "NAMs"}
     assert same_concept(long, short)
     assert same_concept({"text": "Llama-3"}, {"text": "llama-3"})
@@ -125,40 +157,59 @@ def test_same_concept_catches_acronym_and_identical_names():
 
 def _doc_with_mentions(nlp):
     doc = nlp.make_doc("We use support vector machines and boosting for parsing .")
-    doc.ents = [Span(doc, 2, 5, label="Method"), Span(doc, 6, 7, label="Method"), Span(doc, 8, 9, label="Task")]
+    doc.ents = [
+        Span(doc, 2, 5, label="Method"),
+        Span(doc, 6, 7, label="Method"),
+        Span(doc, 8, 9, label="Task"),
+    ]
     for token in doc:
         token.is_sent_start = token.i == 0
     svm, parsing = doc[2:5], doc[8:9]
     doc.user_data["kg_mentions"] = [
         {"label": "METHOD", "text": svm.text, "start": svm.start_char, "end": svm.end_char},
-        {"label": "TASK", "text": parsing.text, "start": parsing.start_char, "end": parsing.end_char},
+        {
+            "label": "TASK",
+            "text": parsing.text,
+            "start": parsing.start_char,
+            "end": parsing.end_char,
+        },
     ]
     return doc
 
 
 def test_component_writes_span_relations_and_product_relations_between_mentions(tmp_path):
     model = tiny_model()
-    model.features["Lcue=Method|Task|and"] = 3  # "boosting" -> parsing has "for"; svm -> parsing has "and ... for"
+    model.features["Lcue=Method|Task|and"] = (
+        3  # "boosting" -> parsing has "for"; svm -> parsing has "and ... for"
+    )
     model.weights = np.vstack([model.weights, np.zeros((1, len(CLASSES)), dtype=np.float32)])
     model.to_disk(tmp_path / "rel")
     nlp = spacy.blank("en")
-    rel = nlp.add_pipe("kg_relations", config={"model_path": str(tmp_path / "rel"), "min_score": 0.0})
+    rel = nlp.add_pipe(
+        "kg_relations", config={"model_path": str(tmp_path / "rel"), "min_score": 0.0}
+    )
     doc = rel(_doc_with_mentions(nlp))
-    spans = {(h0, h1, t0, t1, label) for h0, h1, t0, t1, label, _ in doc.user_data["kg_span_relations"]}
+    spans = {
+        (h0, h1, t0, t1, label) for h0, h1, t0, t1, label, _ in doc.user_data["kg_span_relations"]
+    }
     assert (2, 5, 8, 9, "USED-FOR") in spans and (6, 7, 8, 9, "USED-FOR") in spans
     assert (2, 5, 6, 7, "CONJUNCTION") in spans
     svm = [doc[2:5].start_char, doc[2:5].end_char]
     parsing = [doc[8:9].start_char, doc[8:9].end_char]
     product = doc.user_data["kg_relations"]
     # only pairs whose both ends are kg mentions become product relations
-    assert [(r["head"], r["tail"], r["label"], r["extractor"]) for r in product] == [(svm, parsing, "USED-FOR", "relations")]
+    assert [(r["head"], r["tail"], r["label"], r["extractor"]) for r in product] == [
+        (svm, parsing, "USED-FOR", "relations")
+    ]
     assert isinstance(product[0]["score"], float)
 
 
 def test_component_min_score_filters_product_relations_only(tmp_path):
     tiny_model().to_disk(tmp_path / "rel")
     nlp = spacy.blank("en")
-    rel = nlp.add_pipe("kg_relations", config={"model_path": str(tmp_path / "rel"), "min_score": 0.999})
+    rel = nlp.add_pipe(
+        "kg_relations", config={"model_path": str(tmp_path / "rel"), "min_score": 0.999}
+    )
     doc = rel(_doc_with_mentions(nlp))
     assert doc.user_data["kg_relations"] == []
     assert doc.user_data["kg_span_relations"]
@@ -210,10 +261,12 @@ def test_evaluate_scores_relations_of_a_pipeline_with_kg_relations(tmp_path):
     """A pipeline whose NER is the gold spans (an entity ruler) and the shipped relation model."""
     nlp = spacy.blank("en")
     ruler = nlp.add_pipe("entity_ruler")
-    ruler.add_patterns([
-        {"label": "Method", "pattern": "support vector machines"},
-        {"label": "Task", "pattern": "parsing"},
-    ])
+    ruler.add_patterns(
+        [
+            {"label": "Method", "pattern": "support vector machines"},
+            {"label": "Task", "pattern": "parsing"},
+        ]
+    )
     nlp.add_pipe("kg_relations")
     out = tmp_path / "pred.jsonl"
     result = evaluate(FIXTURES / "tiny_scierc.json", "scierc", nlp, save_predictions=out)
@@ -234,7 +287,8 @@ def test_training_candidates_carry_the_gold_direction():
 
 
 def test_tuned_margin_and_label_biases_fold_into_the_model():
-    from extractors.relations_train import CLASSES as ALL, count_scores, fold_label_biases, tune_biases
+    from extractors.relations_train import CLASSES as ALL
+    from extractors.relations_train import count_scores, fold_label_biases, tune_biases
 
     # NONE always wins by 1 unless a margin below -1 lets the relation through
     gold = np.array([ALL.index("USED-FOR>"), ALL.index("USED-FOR>"), 0])
@@ -248,14 +302,21 @@ def test_tuned_margin_and_label_biases_fold_into_the_model():
     model = RelationModel(list(ALL), {"bias": 0}, np.zeros((1, len(ALL)), dtype=np.float32))
     fold_label_biases(model, -1.0, [0.5, 0, 0, 0, 0, 0, 0.25])
     assert model.threshold == -1.0
-    assert model.weights[0, ALL.index("USED-FOR<")] == 0.5 and model.weights[0, ALL.index("CONJUNCTION>")] == 0.25
+    assert (
+        model.weights[0, ALL.index("USED-FOR<")] == 0.5
+        and model.weights[0, ALL.index("CONJUNCTION>")] == 0.25
+    )
 
 
 def test_fit_learns_a_cue_and_keeps_the_bias_row():
     from extractors.relations_train import fit
 
-    examples = [(["bias", "Lcue=Method|Task|for"], "USED-FOR>")] * 5 + [(["bias", "bw=the"], NONE)] * 5
+    examples = [(["bias", "Lcue=Method|Task|for"], "USED-FOR>")] * 5 + [
+        (["bias", "bw=the"], NONE)
+    ] * 5
     model = fit(examples, min_count=1)
     assert "bias" in model.features
-    assert model.classes[int(model.scores(["bias", "Lcue=Method|Task|for"]).argmax())] == "USED-FOR>"
+    assert (
+        model.classes[int(model.scores(["bias", "Lcue=Method|Task|for"]).argmax())] == "USED-FOR>"
+    )
     assert model.classes[int(model.scores(["bias"]).argmax())] == NONE

@@ -95,8 +95,10 @@ def test_what_is_not_sure_is_not_written(nlp, sentence):
 
 
 def test_someone_elses_result_is_theirs(nlp):
-    text = ("We introduce HardBench, a benchmark of puzzles. "
-            "GPT-4o achieves only 31.5% accuracy on HardBench.")
+    text = (
+        "We introduce HardBench, a benchmark of puzzles. "
+        "GPT-4o achieves only 31.5% accuracy on HardBench."
+    )
     (r,) = results_of(nlp, text)
     assert r["method"] == "GPT-4o" and r["own"] is False and r["value"] == 31.5
 

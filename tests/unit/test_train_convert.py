@@ -41,7 +41,9 @@ def test_scierc_docs_use_gold_tokens_and_full_annotation():
 
 
 def test_scierc_docs_can_split_dataset_names_out_of_material():
-    docs = list(scierc_docs(FIXTURES / "tiny_scierc.json", spacy.blank("en").vocab, dataset_label=True))
+    docs = list(
+        scierc_docs(FIXTURES / "tiny_scierc.json", spacy.blank("en").vocab, dataset_label=True)
+    )
     assert (11, 12, "DATASET") in _ents(docs[0])
 
 
@@ -111,14 +113,18 @@ def _write_corpus(path, abstracts):
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as out:
         for i, abstract in enumerate(abstracts):
-            out.write(json.dumps({"id": str(i), "title": f"Paper {i}", "abstract": abstract}) + "\n")
+            out.write(
+                json.dumps({"id": str(i), "title": f"Paper {i}", "abstract": abstract}) + "\n"
+            )
 
 
 def test_pretrain_text_keeps_distinct_full_abstracts_in_a_seeded_order(tmp_path):
     from extractors.train import pretrain_text
 
     long = [f"We study problem {i} with a transformer encoder. " * 6 for i in range(6)]
-    _write_corpus(tmp_path / "data" / "corpora" / "a.jsonl", [long[0], long[1], "Too short.", long[2]])
+    _write_corpus(
+        tmp_path / "data" / "corpora" / "a.jsonl", [long[0], long[1], "Too short.", long[2]]
+    )
     _write_corpus(tmp_path / "data" / "corpora" / "b.jsonl", [long[1], *long[3:]])  # long[1] again
     first, second = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
     assert pretrain_text(tmp_path / "data", first, n=100) == 6
@@ -136,8 +142,11 @@ def test_pretrained_tok2vec_weights_initialise_the_committed_config(tmp_path):
 
     from extractors.train import CONFIG, pretrain_tok2vec
 
-    abstracts = [f"We evaluate model {i} on ImageNet and report top-1 accuracy for image classification. " * 3
-                 for i in range(12)]
+    abstracts = [
+        f"We evaluate model {i} on ImageNet and report top-1 accuracy for image classification. "
+        * 3
+        for i in range(12)
+    ]
     _write_corpus(tmp_path / "data" / "corpora" / "a.jsonl", abstracts)
     weights = pretrain_tok2vec(tmp_path / "data", tmp_path / "pretrain", texts=12)
     assert weights.name == "model-last.bin" and weights.stat().st_size > 100_000
@@ -161,23 +170,37 @@ def _annotated(tmp_path, text, entities, name="gold.jsonl"):
             spans.append([start, start + len(form)])
             start += len(form)
         ents.append({"name": ent_name, "label": label, "role": role, "mentions": spans})
-    path.write_text(json.dumps({"id": "a1", "source": "t", "text": text, "entities": ents}) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps({"id": "a1", "source": "t", "text": text, "entities": ents}) + "\n",
+        encoding="utf-8",
+    )
     return path
 
 
 def test_annotation_docs_put_the_gold_on_the_text_kg_reads(tmp_path):
-    from kg.annotations import load
     from extractors.convert import annotation_docs
+    from kg.annotations import load
 
     text = "We propose \\textbf{FARTrack}, an autoregressive tracker,\n evaluated on GOT-10k for visual tracking."
-    path = _annotated(tmp_path, text, [("FARTrack", "METHOD", "proposed", ["FARTrack"]),
-                                       ("GOT-10k", "DATASET", "used", ["GOT-10k"]),
-                                       ("visual tracking", "TASK", None, ["visual tracking"])])
+    path = _annotated(
+        tmp_path,
+        text,
+        [
+            ("FARTrack", "METHOD", "proposed", ["FARTrack"]),
+            ("GOT-10k", "DATASET", "used", ["GOT-10k"]),
+            ("visual tracking", "TASK", None, ["visual tracking"]),
+        ],
+    )
     doc = next(annotation_docs(load([path])))
     assert "\\textbf" not in doc.text and "\n" not in doc.text  # normalised, as kg build reads it
-    assert [(e.text, e.label_) for e in doc.ents] == [("FARTrack", "METHOD"), ("GOT-10k", "DATASET"),
-                                                      ("visual tracking", "TASK")]
-    assert all(t.ent_iob_ == "O" for t in doc if t.ent_type_ == "")  # the rest is known not to be an entity
+    assert [(e.text, e.label_) for e in doc.ents] == [
+        ("FARTrack", "METHOD"),
+        ("GOT-10k", "DATASET"),
+        ("visual tracking", "TASK"),
+    ]
+    assert all(
+        t.ent_iob_ == "O" for t in doc if t.ent_type_ == ""
+    )  # the rest is known not to be an entity
 
 
 def test_product_corpora_speak_the_four_labels(tmp_path):
@@ -186,16 +209,36 @@ def test_product_corpora_speak_the_four_labels(tmp_path):
     data = tmp_path / "data"
     (data / "scierc").mkdir(parents=True)
     (data / "scierc" / "train.json").write_text((FIXTURES / "tiny_scierc.json").read_text())
-    gold = _annotated(tmp_path, "LoRA adapts LLaMA on MMLU.", [("LoRA", "METHOD", "used", ["LoRA"]),
-                                                                ("MMLU", "DATASET", "used", ["MMLU"])])
-    paths = build_product_corpora(data, tmp_path / "corpus", annotations=[gold], dev=[gold], annotations_repeat=2,
-                                  scierc_repeat=1, tdmsci=False, scirex_sample=0.0)
+    gold = _annotated(
+        tmp_path,
+        "LoRA adapts LLaMA on MMLU.",
+        [("LoRA", "METHOD", "used", ["LoRA"]), ("MMLU", "DATASET", "used", ["MMLU"])],
+    )
+    paths = build_product_corpora(
+        data,
+        tmp_path / "corpus",
+        annotations=[gold],
+        dev=[gold],
+        annotations_repeat=2,
+        scierc_repeat=1,
+        tdmsci=False,
+        scirex_sample=0.0,
+    )
     vocab = spacy.blank("en").vocab
     train = list(DocBin().from_disk(paths["train"]).get_docs(vocab))
     assert len(train) == 2 + 2  # the abstract twice, SciERC's two docs once
     labels = {e.label_ for doc in train for e in doc.ents}
-    assert labels == {"METHOD", "DATASET", "TASK", "METRIC"}  # SciERC's Penn Treebank is a named DATASET
+    assert labels == {
+        "METHOD",
+        "DATASET",
+        "TASK",
+        "METRIC",
+    }  # SciERC's Penn Treebank is a named DATASET
     scierc = train[2]
-    assert [(e.text, e.label_) for e in scierc.ents] == [("support vector machines", "METHOD"), ("parsing", "TASK"),
-                                                         ("Accuracy", "METRIC"), ("Penn Treebank", "DATASET")]
+    assert [(e.text, e.label_) for e in scierc.ents] == [
+        ("support vector machines", "METHOD"),
+        ("parsing", "TASK"),
+        ("Accuracy", "METRIC"),
+        ("Penn Treebank", "DATASET"),
+    ]
     assert len(list(DocBin().from_disk(paths["dev"]).get_docs(vocab))) == 1

@@ -161,6 +161,12 @@ def test_overview_names_a_communitys_entities_per_period():
         g.add_node(f"paper:other{i}", label="Paper", name=f"other {i}")
     members = {n for n in g if not n.startswith("paper:other")}
     groups = [members, {n for n in g if n.startswith("paper:other")}]
-    periods = overview(g, sorted(g), groups, {n: (0.0, 0.0) for n in g})["communities"][0]["periods"]
-    assert [(lo, hi, n) for lo, hi, n, _ in periods] == [(2010, 2012, 6), (2013, 2015, 6), (2016, 2018, 6)]
+    periods = overview(g, sorted(g), groups, {n: (0.0, 0.0) for n in g})["communities"][0][
+        "periods"
+    ]
+    assert [(lo, hi, n) for lo, hi, n, _ in periods] == [
+        (2010, 2012, 6),
+        (2013, 2015, 6),
+        (2016, 2018, 6),
+    ]
     assert [top[0][1] for *_, top in periods] == ["svm", "cnn", "transformer"]
