@@ -4,6 +4,11 @@ data/results_check.
     python bench/results_precision.py                       # the committed checks
     python bench/results_precision.py --check FILE --recall FILE --predicted FILE
 
+With no ``--check``, both committed score samples are scored: ``score150`` (records of kg before
+the precision pass, rules tuned on the ``tune`` half) and ``score150b`` (a fresh sample, drawn
+after it with ``scripts/results_sample.py --seed 2 --exclude-sample 3200:0 --exclude
+data/results_check/iclr2026_submissions_recall50.jsonl``, records of the current rules).
+
 The precision file has one extracted record per line with a verdict per field: ``ok`` (filled
 and right), ``wrong`` (filled and wrong), ``missing`` (empty though the sentence states it) or
 ``empty`` (empty, and the sentence does not state it). A record is *fully right* when no field
@@ -99,10 +104,31 @@ def extract_predictions(corpus: Path, gold_path: Path, out: Path) -> None:
                 handle.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
 
 
+def print_precision(check: Path) -> None:
+    p = precision(read_jsonl(check))
+    print(f"precision: {p['records']} records hand-checked ({check.name})")
+    print(
+        f"  fully right (no field wrong): {p['fully_right']} "
+        f"({100 * p['fully_right_share']:.1f}%); "
+        f"right and complete (nothing stated left out): {p['right_and_complete']} "
+        f"({100 * p['right_and_complete_share']:.1f}%)"
+    )
+    print(f"  {'field':<9} {'filled':>6} {'ok':>4} {'wrong':>5} {'missing':>7} {'precision':>9}")
+    for name, f in p["fields"].items():
+        shown = f"{100 * f['precision']:.1f}%" if f["precision"] is not None else "-"
+        print(
+            f"  {name:<9} {f['filled']:>6} {f['ok']:>4} {f['wrong']:>5} {f['missing']:>7} "
+            f"{shown:>9}"
+        )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--check", type=Path, default=CHECKS / "iclr2026_submissions_score150.jsonl"
+        "--check",
+        type=Path,
+        action="append",
+        help="A hand-check file (repeatable); default: both committed score samples.",
     )
     parser.add_argument(
         "--recall", type=Path, default=CHECKS / "iclr2026_submissions_recall50.jsonl"
@@ -126,21 +152,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.corpus is not None:
         extract_predictions(args.corpus, args.recall, args.predicted)
-    p = precision(read_jsonl(args.check))
-    print(f"precision: {p['records']} records hand-checked ({args.check.name})")
-    print(
-        f"  fully right (no field wrong): {p['fully_right']} "
-        f"({100 * p['fully_right_share']:.1f}%); "
-        f"right and complete (nothing stated left out): {p['right_and_complete']} "
-        f"({100 * p['right_and_complete_share']:.1f}%)"
-    )
-    print(f"  {'field':<9} {'filled':>6} {'ok':>4} {'wrong':>5} {'missing':>7} {'precision':>9}")
-    for name, f in p["fields"].items():
-        shown = f"{100 * f['precision']:.1f}%" if f["precision"] is not None else "-"
-        print(
-            f"  {name:<9} {f['filled']:>6} {f['ok']:>4} {f['wrong']:>5} {f['missing']:>7} "
-            f"{shown:>9}"
-        )
+    for check in args.check or [
+        CHECKS / "iclr2026_submissions_score150.jsonl",
+        CHECKS / "iclr2026_submissions_score150b.jsonl",
+    ]:
+        print_precision(check)
     if args.recall.exists() and args.predicted.exists():
         r = recall(read_jsonl(args.recall), read_jsonl(args.predicted))
         print(

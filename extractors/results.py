@@ -464,6 +464,13 @@ def _speed_metric(doc: Doc, value: Span, sent: Span) -> tuple[str, str] | None:
     40%", "40% less memory", "2x lower latency"."""
     right = _words(doc[value.end : min(value.end + 3, sent.end)])
     left = _words(doc[max(sent.start, value.start - 6) : value.start])
+    bare = list(left)
+    for tail in (["up", "to"], ["over"], ["about"], ["nearly"], ["around"], ["approximately"]):
+        if bare[-len(tail) :] == tail:
+            bare = bare[: -len(tail)]
+            break
+    if bare[-2:] in (["speedup", "of"], ["speed-up", "of"], ["speedups", "of"]):
+        return "speed", "speedup"  # "a speedup of up to 127%", "speedup of 2.1x"
     if value.label_ == "FACTOR":
         if right and right[0] in _SPEED:
             return "speed", "speedup"
@@ -500,7 +507,7 @@ def _speed_metric(doc: Doc, value: Span, sent: Span) -> tuple[str, str] | None:
             phrase = _cost_phrase(doc, value.end + 1, sent)
             if phrase:
                 return phrase, "reduction"
-        if len(right) >= 1 and right[0] in {"faster", "speedup"}:
+        if len(right) >= 1 and right[0] in {"faster", "speedup", "speed-up", "speedups"}:
             return "speed", "speedup"
         if len(left) >= 3 and left[-1] == "by" and left[-3] in _REDUCE and left[-2] in SPEED_WORDS:
             return SPEED_WORDS[left[-2]], "reduction"
@@ -531,11 +538,28 @@ def _cost_phrase(doc: Doc, start: int, sent: Span) -> str | None:
     return " ".join(t.text for t in words) if words else None
 
 
+#: A change noun right after the value names its kind ("a 5.9% improvement", "40% reduction").
+_CHANGE_NOUNS = {
+    "improvement": "improvement",
+    "improvements": "improvement",
+    "gain": "improvement",
+    "gains": "improvement",
+    "increase": "improvement",
+    "boost": "improvement",
+    "reduction": "reduction",
+    "reductions": "reduction",
+    "decrease": "reduction",
+}
+
+
 def _kind(doc: Doc, value: Span, sent: Span, metric: _Mention) -> str:
     if value[0].text.startswith("+"):
         return "improvement"
     if metric.text.lower().split()[-1] in _REDUCE:
         return "reduction"  # "72.6% energy reduction"
+    right = _words(doc[value.end : value.end + 1])
+    if right and right[0] in _CHANGE_NOUNS:
+        return _CHANGE_NOUNS[right[0]]  # "a 188% improvement", even after "a 98% reduction and"
     lo = max(_clause_start(doc, sent, value), min(value.start, metric.start) - 12)
     left = _words(doc[lo : value.start])
     by = "by" in left[-4:]
@@ -556,7 +580,9 @@ def _kind(doc: Doc, value: Span, sent: Span, metric: _Mention) -> str:
         if w in _NEEDS_BY:
             if by:
                 return "improvement"
-            continue  # "exceeding a C-index of 0.70" is a score above a mark
+            # "outperforms X ... up to 4% pass@1": a margin or a score? "exceeding a C-index of
+            # 0.70": a mark. Unsure either way.
+            return "unsure"
         if w in _IMPROVE:
             return "improvement"
         if w in _REDUCE:
@@ -603,40 +629,64 @@ def _dataset(
     return None
 
 
+#: The only words allowed between a value and its task: "on the standard", "for all", "in".
+_TASK_LINKS = frozenset(
+    "on for in across the a an all both several multiple various standard downstream "
+    "challenging gain gains improvement improvements relative absolute".split()
+)
+
+
 def _task(doc: Doc, anchor: int, mentions: list[_Mention], single: bool) -> _Mention | None:
-    """A TASK named within eight tokens after the value ("... on classification tasks"), or the
-    one TASK of a sentence with one value."""
+    """A TASK named within six tokens after the value through "on/for/in" and linking words only
+    ("... on classification tasks"); a task further off, or past a comma, verb or another
+    value, is often another clause's, so none is written."""
     tasks = [m for m in mentions if m.label == "TASK"]
     for m in sorted(tasks, key=lambda m: m.start):
-        if 0 <= m.start - anchor <= 8 and any(
-            w in {"on", "for", "in"} for w in _words(doc[anchor : m.start])
+        gap = _words(doc[anchor : m.start])
+        if (
+            0 <= m.start - anchor <= 6
+            and any(w in {"on", "for", "in"} for w in gap)
+            and all(w in _TASK_LINKS for w in gap)
         ):
             return m
-    return tasks[0] if single and len(tasks) == 1 else None
+    return None
 
 
 def _baseline(
-    doc: Doc, sent: Span, value: Span, mentions: list[_Mention]
+    doc: Doc, sent: Span, value: Span, mentions: list[_Mention], values: Sequence[Span] = ()
 ) -> tuple[str, tuple[int, int] | None] | None:
     """What an improvement is over: the METHOD named after "over/than/outperforms" in the value's
-    clause, else up to five plain words after "over the" ("over the strongest baseline")."""
+    clause, else up to five plain words after "over the" ("over the strongest baseline"). A cue
+    with another value between it and this one is that value's; a name glued to "/" or "-" is
+    part of a longer one ("diffusion/GAN baselines"): neither is written."""
     lo, hi = max(sent.start, value.start - 12), min(sent.end, value.end + 12)
     for tok in doc[lo:hi]:
         if tok.lower_ not in _BASELINE_CUES:
             continue
+        a, b = sorted((tok.i, value.start))
+        if any(v.start >= a and v.end <= b and v.start != value.start for v in values):
+            continue  # "reduces X by 38.9% while increasing Y by 4.1% over Z": Z is 4.1%'s
+        if tok.i >= value.end and any(
+            w in {",", ";", "and", "while"} for w in _words(doc[value.end : tok.i])
+        ):
+            continue  # "by +7.3 rSum on MSCOCO, surpasses Z by ...": Z is the next value's
         stop = next(
             (t.i for t in doc[tok.i + 1 : min(tok.i + 8, sent.end)] if t.text in _STOP_BASELINE),
             tok.i + 8,
         )
         for m in mentions:
             if m.label == "METHOD" and 0 <= m.start - tok.i - 1 <= 6 and m.end <= stop:
+                if _glued(doc, m):
+                    return None
                 return m.text, (m.start_char, m.end_char)
         tokens: list[Token] = []
-        for nxt in doc[tok.i + 1 : min(tok.i + 6, sent.end)]:
+        for nxt in doc[tok.i + 1 : min(tok.i + 14, sent.end)]:
             if nxt.text in _STOP_BASELINE or nxt.like_num:
                 break
             tokens.append(nxt)
-        words = "".join(t.text_with_ws for t in tokens).strip().split()
+        words = "".join(t.text_with_ws for t in tokens).strip().split()[:5]
+        if words and (words[-1].endswith("-") or words[-1].lower() in {"of", "the", "a"}):
+            return None  # cut inside a name: "the prior state-of"
         if words and words[0].lower() in {
             "the",
             "prior",
@@ -655,6 +705,15 @@ def _baseline(
     return None
 
 
+def _glued(doc: Doc, m: _Mention) -> bool:
+    """True when the mention is glued to "/" or "-" on either side: part of a longer name."""
+    before = doc[m.start - 1] if m.start > 0 else None
+    after = doc[m.end] if m.end < len(doc) else None
+    return (before is not None and not before.whitespace_ and before.text in {"/", "-"}) or (
+        after is not None and not doc[m.end - 1].whitespace_ and after.text in {"/", "-"}
+    )
+
+
 _CLAUSE_BREAKS = frozenset(": ; — – however whereas while but".split())
 _SUBJECT_VERBS = frozenset(
     "achieves achieved achieve attains attained reaches reached obtains obtained yields "
@@ -666,6 +725,21 @@ _OUR_HEADS = frozenset(
     "method model approach framework system algorithm technique agent pipeline architecture "
     "design solution variant models methods".split()
 )
+
+
+_COMPARED = frozenset("than vs vs. versus against unlike over".split())
+
+
+def _compared_with(doc: Doc, m: _Mention, lo: int) -> bool:
+    """True when the mention is what something is compared with ("Compared to LLaVA-OV-7B, it
+    reduces ..."; "than GPTQ"): then it is not whose the value is."""
+    left = _words(doc[max(lo, m.start - 4) : m.start])
+    if left[-1:] and left[-1] in _COMPARED:
+        return True
+    text = " ".join(left)
+    return any(
+        cue in text for cue in ("compared to", "compared with", "relative to", "in contrast to")
+    )
 
 
 def _clause_start(doc: Doc, sent: Span, value: Span) -> int:
@@ -697,7 +771,12 @@ def _method(
     own_name = own["text"] if own else None
     own_span = (own["start"], own["end"]) if own else None
     methods_before = [
-        m for m in mentions if m.label == "METHOD" and m.start >= lo and m.end <= value.start
+        m
+        for m in mentions
+        if m.label == "METHOD"
+        and m.start >= lo
+        and m.end <= value.start
+        and not _compared_with(doc, m, lo)
     ]
     first = methods_before[0] if methods_before else None
     if first is not None and first.start <= lo + 2:
@@ -741,6 +820,53 @@ def _qualifier(doc: Doc, value: Span, metric: _Mention | None) -> str | None:
     return "average" if right.startswith("on average") else None
 
 
+#: Names a DATASET mention may carry that are models or hardware ("LLaMA2-13B", "FPGA").
+_NOT_DATA = re.compile(
+    r"(^(llama|gpt|qwen|mistral|mixtral|gemma|opt|bert|t5|claude|gemini|deepseek|phi)(?![a-z])"
+    r"|\d+(\.\d+)?[bm]$|^(fpga|gpu|cpu|tpu|asic|h100|a100)s?$)",
+    re.IGNORECASE,
+)
+_VERSUS = frozenset("vs vs. versus against".split())
+_BOUNDS = (["less", "than"], ["fewer", "than"], ["lower", "than"], ["below"], ["under"])
+
+
+def _others_number(
+    doc: Doc, sent: Span, value: Span, mentions: list[_Mention], own: dict[str, Any] | None
+) -> bool:
+    """True when the number is, or may be, someone else's or a bound, not the paper's result:
+    "(vs. 9.8% for a baseline)", "compared to 52.2%", "37.3 for QuIP", "SecAlign++ (56.4%
+    utility)", "less than 60% accuracy"."""
+    left = _words(doc[max(sent.start, value.start - 3) : value.start])
+    if any(w in _VERSUS for w in left[-2:]) or left[-2:] in (["compared", "to"], ["to", "only"]):
+        return True
+    if left[-2:] in (["compared", "with"], ["relative", "to"]):
+        return True
+    if any(left[-len(b) :] == b for b in _BOUNDS):
+        return True  # a bound, or a requirement: "less than 2% false positive rate"
+    own_text = own["text"] if own else None
+    others = [m for m in mentions if m.label == "METHOD" and m.text != own_text]
+    after = _words(doc[value.end : min(value.end + 2, sent.end)])
+    if after[:1] and after[0] in {"for", "by", "of", "from"}:
+        for m in others:
+            if value.end + 1 <= m.start <= value.end + 3:
+                return True  # "37.3 for QuIP", "21.2% of GPT-5"
+    # inside parentheses that follow another method's name: "SecAlign++ (56.4% utility, ...)"
+    for i in range(value.start - 1, max(sent.start, value.start - 12) - 1, -1):
+        tok = doc[i]
+        if tok.text == ")":
+            break
+        if tok.text == "(":
+            inside = _words(doc[i + 1 : value.start])
+            if any(w in _VERSUS for w in inside):
+                return True
+            return any(m.end in (i, i - 1) for m in others)
+    return False
+
+
+def _untex(name: str) -> str:
+    return re.sub(r"\\[a-zA-Z]+\{?|[{}$]", "", name)
+
+
 def _read_value(
     doc: Doc,
     sent: Span,
@@ -780,6 +906,8 @@ def _read_value(
         )
     ):
         return None  # the upper end of a range "3% to 4%"
+    if _others_number(doc, sent, value, mentions, own):
+        return None
     after = _words(doc[value.end : min(value.end + 4, sent.end)])
     if any(
         w in {"difference", "differences", "gap", "gaps", "degradation", "drop", "loss"}
@@ -804,14 +932,26 @@ def _read_value(
             return None
         metric_name = metric_m.text
         kind = _kind(doc, value, sent, metric_m)
+        if kind == "unsure":
+            return None
         anchor = max(value.end, metric_m.end)
+        near = _words(doc[max(sent.start, value.start - 4) : value.start])
+        if kind == "score" and "by" in near:
+            return None  # "outperforms X by an average of 3.1% AUC": a change, kind unsure
     method = _method(doc, sent, value, mentions, own)
     if method is None:
         return None
     method_name, method_span, is_own = method
+    if method_name is not None and re.search(r"[\\{}$]", method_name):
+        # "\textbf{SemiHVision": LaTeX debris; the paper's own when it is its name, else unsure
+        if own is None or _untex(method_name) != _untex(own["text"]):
+            return None
+        method_name, method_span, is_own = own["text"], (own["start"], own["end"]), True
     dataset = _dataset(doc, sent, value, anchor, values, mentions)
+    if dataset is not None and _NOT_DATA.search(dataset.text):
+        dataset = None  # "on LLaMA2-13B", "on FPGA": a model or hardware, not a data set
     task = _task(doc, anchor, mentions, len(values) == 1)
-    baseline = _baseline(doc, sent, value, mentions) if kind != "score" else None
+    baseline = _baseline(doc, sent, value, mentions, values) if kind != "score" else None
     if baseline is not None and method_span is not None and baseline[1] == method_span:
         baseline = None
     unit = _unit(value)

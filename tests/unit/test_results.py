@@ -103,6 +103,100 @@ def test_someone_elses_result_is_theirs(nlp):
     assert r["method"] == "GPT-4o" and r["own"] is False and r["value"] == 31.5
 
 
+@pytest.mark.parametrize(
+    "sentence, kept",
+    [
+        # a baseline's number beside the paper's: "vs.", "versus ... for X"
+        (
+            "We propose RetroX. Our model retrieves rotated variants with 77% Recall@10 "
+            "(vs. 9.8% Recall@10 for a unimodal baseline).",
+            ["77%"],
+        ),
+        (
+            "We propose ButterflyQuant. ButterflyQuant achieves 15.4 perplexity versus 37.3 "
+            "perplexity for QuIP.",
+            ["15.4"],
+        ),
+        # numbers in parentheses after another method's name are that method's
+        (
+            "We propose ShieldX. Experiments show that ShieldX outperforms SecAlign (56.4% "
+            "utility and 43.6% ASR).",
+            [],
+        ),
+        # a bound is not a result: "less than 60% accuracy"
+        (
+            "Our evaluations reveal a deficiency: even frontier LLMs achieve less than 60% "
+            "accuracy in predicting action outcomes and less than 60% recall in lagging "
+            "high-risk actions.",
+            [],
+        ),
+        # "outperforms X ... up to 4% pass@1" without "by": a margin or a score? unsure
+        (
+            "We propose GSPO-X. Our method outperforms GRPO on math benchmarks with up to "
+            "4% pass@1.",
+            [],
+        ),
+    ],
+)
+def test_other_peoples_numbers_bounds_and_unsure_comparisons_are_not_written(nlp, sentence, kept):
+    assert [r["text"] for r in results_of(nlp, sentence)] == kept
+
+
+def test_the_noun_after_the_value_names_its_kind(nlp):
+    text = (
+        "We propose DeLAMA. Experiments show DeLAMA achieves a 98.80% reduction in MSE and a "
+        "188.87% improvement in classification accuracy."
+    )
+    kinds = {r["text"]: r["kind"] for r in results_of(nlp, text)}
+    assert kinds["188.87%"] == "improvement"
+    speed = results_of(
+        nlp, "We propose FastTok. FastTok achieves a speedup of up to 127% over existing toolkits."
+    )
+    assert [(r["kind"], r["metric"]) for r in speed] == [("speedup", "speed")]
+
+
+def test_what_a_value_is_compared_with_is_not_its_method(nlp):
+    text = "We propose LaVi, a token pruner. Compared to LLaVA-OV-7B, it reduces FLOPs by 94.0%."
+    (r,) = results_of(nlp, text)
+    assert (r["method"], r["own"]) == ("LaVi", True)
+
+
+def test_baselines_are_whole_and_belong_to_their_own_value(nlp):
+    (r,) = results_of(
+        nlp,
+        "Experiments show that our approach outperforms the state-of-the-art, achieving over "
+        "20% improvement in accuracy.",
+    )
+    assert r["baseline"] == "the state-of-the-art"  # not cut at a hyphen: "the state-of"
+    text = (
+        "We propose GUI-KV. On AgentNetBench, it reduces decoding FLOPs by 38.9% while "
+        "increasing step accuracy by 4.1% over the full-cache baseline."
+    )
+    flops = [r for r in results_of(nlp, text) if r["text"] == "38.9%"]
+    assert [r["baseline"] for r in flops] == [None]  # "over ..." is the 4.1%'s
+    text = (
+        "We propose CoMix. Our method outperforms MAMET and VPKE by +4.1 and +7.3 rSum on "
+        "MSCOCO, surpasses CoCoA by +5.09% accuracy in generalization."
+    )
+    baselines = {r["text"]: r["baseline"] for r in results_of(nlp, text)}
+    assert baselines.get("+7.3") is None and baselines["+5.09%"] == "CoCoA"
+
+
+def test_unsure_tasks_data_sets_and_names_are_left_empty(nlp):
+    text = (
+        "We propose SpaRTran. SpaRTran cuts positioning error by up to 28% and increases "
+        "top-1 accuracy for beamforming by 26%."
+    )
+    (r,) = [r for r in results_of(nlp, text) if r["text"] == "28%"]
+    assert r["task"] is None  # "for beamforming" is the next clause's
+    text = "We propose QuantX. Experiments show QuantX reduces perplexity by 12% on LLaMA2-13B."
+    (r,) = results_of(nlp, text)
+    assert (r["dataset"], r["value"]) == (None, 12.0)  # a model, not a data set
+    text = "We propose SemiHVision. Experiments show \\textbf{SemiHVision} achieves 80.2% accuracy."
+    (r,) = results_of(nlp, text)
+    assert (r["method"], r["own"], r["value"]) == ("SemiHVision", True, 80.2)  # no "\\textbf{"
+
+
 @pytest.fixture(scope="module")
 def graph(nlp) -> KnowledgeGraph:
     papers = [
