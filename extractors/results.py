@@ -379,19 +379,9 @@ def _metric_spans(mentions: list[_Mention], lexicon: list[Span]) -> list[_Mentio
     metrics = [m for m in mentions if m.label == "METRIC"]
     for span in filter_spans(lexicon):
         same = [m for m in mentions if m.start == span.start and m.end == span.end]
-        if same and same[0].label != "METRIC" and same[0].role != "proposed":
-            metrics.append(
-                _Mention(
-                    "METRIC",
-                    span.text,
-                    span.start,
-                    span.end,
-                    span.start_char,
-                    span.end_char,
-                    "used",
-                )
-            )
-        elif not any(m.start < span.end and span.start < m.end for m in mentions):
+        relabelled = bool(same) and same[0].label != "METRIC" and same[0].role != "proposed"
+        unclaimed = not any(m.start < span.end and span.start < m.end for m in mentions)
+        if relabelled or unclaimed:
             metrics.append(
                 _Mention(
                     "METRIC",
