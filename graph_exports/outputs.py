@@ -8,7 +8,6 @@ half-way (a full disk, an error in one export) leaves the previous build's files
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,7 @@ from kg.graph import KnowledgeGraph
 from .files import write_graphml, write_json
 
 if TYPE_CHECKING:
-    from extractors.pipeline import Extraction
+    from kg.store import StoreSpool
 
 __all__ = ["OUTPUT_FILES", "write_build_outputs"]
 
@@ -35,13 +34,12 @@ def write_build_outputs(
     out: str | Path,
     *,
     html: bool = True,
-    extractions: Iterable[Extraction] | None = None,
-    pipeline: dict[str, Any] | None = None,
+    store: StoreSpool | None = None,
 ) -> list[Path]:
     """Write a build's files into ``out``, all or none; returns their paths.
 
-    ``extractions`` (with the ``pipeline`` fingerprint that made them) go to ``extractions.jsonl``
-    (:mod:`kg.store`), which ``kg build --update`` reads.
+    ``store``, the extraction store the build spooled (:class:`kg.store.StoreSpool`), becomes
+    ``extractions.jsonl``, which ``kg build --update`` reads.
 
     Raises:
         ExportError: a file could not be written; no file in ``out`` has changed.
@@ -53,11 +51,9 @@ def write_build_outputs(
             out / "merges.jsonl",
             "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in merges),
         )
-        if extractions is not None:
-            from kg.store import write_store
-
-            with files.open(out / STORE_FILE) as handle:
-                write_store(handle, extractions, pipeline or {})
+        if store is not None:
+            files.adopt(store.finish(), out / STORE_FILE)
+            store.release()
         write_json(graph, out / "graph.json", files=files)
         write_graphml(graph, out / "graph.graphml", files=files)
         if html:
@@ -65,4 +61,4 @@ def write_build_outputs(
 
             write_html(graph, out / "graph.html", files=files)
     written = [out / name for name in OUTPUT_FILES if html or name != "graph.html"]
-    return written + ([out / STORE_FILE] if extractions is not None else [])
+    return written + ([out / STORE_FILE] if store is not None else [])

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,6 +82,31 @@ class AtomicFiles:
             raise ExportError(
                 f"{path}: cannot write ({_problem(exc)}); the previous file is unchanged"
             ) from exc
+
+    def adopt(self, source: str | Path, path: str | Path) -> Path:
+        """Stage a complete file written elsewhere (``source``, e.g. a build's spooled store) to
+        become ``path`` at :meth:`commit`: moved beside ``path`` by a rename when it is on the
+        same file system, else copied. ``source`` is gone afterwards either way."""
+        source, path = Path(source), Path(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(dir=path.parent, prefix=_TEMP_PREFIX + path.name + ".")
+            os.close(fd)
+        except OSError as exc:
+            raise ExportError(f"{path}: cannot write ({_problem(exc)})") from exc
+        temp_path = Path(temp)
+        self._staged.append((temp_path, path))
+        try:
+            try:
+                os.replace(source, temp_path)
+            except OSError:  # another file system: copy, then drop the source
+                shutil.copyfile(source, temp_path)
+                source.unlink(missing_ok=True)
+        except OSError as exc:
+            raise ExportError(
+                f"{path}: cannot write ({_problem(exc)}); the previous file is unchanged"
+            ) from exc
+        return path
 
     def write_text(self, path: str | Path, text: str) -> Path:
         with self.open(path) as handle:

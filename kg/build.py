@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,12 +19,12 @@ from extractors.pipeline import Extraction
 
 from .corpus import CorpusStats, read_corpus
 from .errors import BadRecord, CorpusError
-from .graph import KnowledgeGraph, build_graph
+from .graph import KnowledgeGraph, add_related_edges, build_graph
 from .model import Mention, Paper, RelationMention, ResultMention
 from .records import LIMITS, Limits
 from .resolve import resolve, resolve_relations
 from .results import add_result_nodes
-from .store import STORE_FILE, content_key, pipeline_fingerprint, read_store
+from .store import STORE_FILE, StoreSpool, content_key, pipeline_fingerprint, read_store
 from .trends import annotate_years
 
 __all__ = ["BuildSummary", "BuildResult", "build", "build_from_papers"]
@@ -60,12 +60,13 @@ class BuildSummary:
 
 @dataclass
 class BuildResult:
-    """A built graph, its summary, and the resolution's merge records (``merges.jsonl``)."""
+    """A built graph, its summary, the resolution's merge records (``merges.jsonl``) and the
+    extraction store written while it was built (``extractions.jsonl``, see :mod:`kg.store`)."""
 
     graph: KnowledgeGraph
     summary: BuildSummary
     merges: list[dict[str, Any]]
-    extractions: list[Extraction] = field(default_factory=list)
+    store: StoreSpool | None = None
 
 
 def build_from_papers(
@@ -78,8 +79,9 @@ def build_from_papers(
     on_error: Callable[[BadRecord], None] | None = None,
     limits: Limits = LIMITS,
     workers: int = 1,
-    cached: Mapping[tuple[str, str], Extraction] | None = None,
+    cached: dict[tuple[str, str], Extraction] | None = None,
     extractor: Extractor | None = None,
+    spool_dir: str | Path | None = None,
 ) -> BuildResult:
     """Extract, resolve and assemble ``papers`` (an iterable, consumed once).
 
@@ -91,14 +93,16 @@ def build_from_papers(
         workers: extraction processes (:func:`extractors.parallel.extract_parallel`); the graph is
             the same with any number.
         cached: extractions by ``(paper id, content key)`` (:mod:`kg.store`) to reuse instead of
-            running the pipeline on those papers again.
+            running the pipeline on those papers again; they are taken out of it as they are used.
         extractor: runs the pipeline over the papers not in ``cached`` (default: local worker
             processes; the Dask engine passes its own); must keep their order.
+        spool_dir: where the extraction store is written as papers come out of extraction (the
+            system's temporary folder by default; the output folder makes publishing it a rename).
     """
     start = time.perf_counter()
+    store = StoreSpool(pipeline_fingerprint(nlp), spool_dir)
     kept: list[Paper] = []
     extracted: list[tuple[Paper, list[Mention]]] = []
-    extractions: list[Extraction] = []
     relation_mentions: list[RelationMention] = []
     result_mentions: list[ResultMention] = []
     by_label: dict[str, int] = {}
@@ -128,15 +132,14 @@ def build_from_papers(
         def extractor(stream: Iterable[Paper]) -> Iterator[Extraction]:
             return extract_parallel(nlp, stream, workers=workers, batch_size=batch_size)
 
-    for item in _with_cache(fitting(papers), cached or {}, extractor):
+    for item, was_cached in _with_cache(fitting(papers), cached, extractor):
         paper = item.paper
-        if cached and (paper.id, content_key(paper)) in cached:
-            reused += 1
+        reused += was_cached
         mentions = [m for m in item.mentions if len(m.text) <= limits.mention_chars]
         dropped += len(item.mentions) - len(mentions)
         kept.append(paper)
         extracted.append((paper, mentions))
-        extractions.append(item)
+        store.add(item)
         relation_mentions.extend(item.relations)
         result_mentions.extend(item.results)
         for m in mentions:
@@ -147,18 +150,20 @@ def build_from_papers(
     resolution = resolve(extracted)
     relations = resolve_relations(relation_mentions, resolution)
     del relation_mentions
-    graph = KnowledgeGraph(build_graph(kept, resolution, relations, related_k=related_k))
+    graph = KnowledgeGraph(build_graph(kept, resolution, relations, related_k=0))
     results = add_result_nodes(graph.nx, result_mentions, resolution)
-    annotate_years(graph.nx)  # first_year, papers_by_year, mean_year on entities of dated papers
     merges = resolution.merges()
     mention_count = sum(len(ms) for _, ms in extracted)
     resolution_stats = asdict(resolution.stats)
-    # the graph holds what is kept; the rest can go before the exports
-    del extracted, resolution, relations, result_mentions
+    # the graph holds what is kept: the mentions can go before RELATED_TO and the exports
+    n_papers = len(kept)
+    del extracted, resolution, relations, result_mentions, kept
+    add_related_edges(graph.nx, k=related_k)
+    annotate_years(graph.nx)  # first_year, papers_by_year, mean_year on entities of dated papers
     seconds = time.perf_counter() - start
     stats = graph.stats()
     summary = BuildSummary(
-        papers=len(kept),
+        papers=n_papers,
         skipped=too_long,
         mentions=mention_count,
         mentions_dropped=dropped,
@@ -169,11 +174,11 @@ def build_from_papers(
         resolution=resolution_stats,
         seconds=round(seconds, 3),
         extract_seconds=round(extract_seconds, 3),
-        abstracts_per_second=round(len(kept) / seconds, 1) if seconds > 0 else 0.0,
+        abstracts_per_second=round(n_papers / seconds, 1) if seconds > 0 else 0.0,
         workers=workers,
         reused=reused,
     )
-    return BuildResult(graph, summary, merges, extractions)
+    return BuildResult(graph, summary, merges, store)
 
 
 #: Runs the pipeline over a stream of papers and yields their extractions in the same order.
@@ -181,10 +186,11 @@ Extractor = Callable[[Iterable[Paper]], Iterator[Extraction]]
 
 
 def _with_cache(
-    papers: Iterable[Paper], cached: Mapping[tuple[str, str], Extraction], extractor: Extractor
-) -> Iterator[Extraction]:
-    """Every paper's extraction in input order: cached ones as they are, the others through
-    ``extractor`` (which may read ahead of what it has yielded)."""
+    papers: Iterable[Paper], cached: dict[tuple[str, str], Extraction] | None, extractor: Extractor
+) -> Iterator[tuple[Extraction, bool]]:
+    """Every paper's extraction in input order, and whether it came from ``cached``: cached ones
+    as they are (taken out of ``cached``, so that the build holds each paper's mentions once),
+    the others through ``extractor`` (which may read ahead of what it has yielded)."""
     stream = iter(papers)
     order: deque[Extraction | None] = deque()  # None: the next result of the extractor
 
@@ -192,7 +198,7 @@ def _with_cache(
         paper = next(stream, None)
         if paper is None:
             return False
-        order.append(cached.get((paper.id, content_key(paper))) if cached else None)
+        order.append(cached.pop((paper.id, content_key(paper)), None) if cached else None)
         if order[-1] is None:
             to_extract.append(paper)
         return True
@@ -210,7 +216,7 @@ def _with_cache(
     try:
         while order or pull():
             item = order.popleft()
-            yield next(results) if item is None else item
+            yield (next(results), False) if item is None else (item, True)
     finally:
         close = getattr(results, "close", None)
         if close is not None:
@@ -232,6 +238,7 @@ def build(
     workers: int = 1,
     update: str | Path | None = None,
     extractor: Extractor | None = None,
+    spool_dir: str | Path | None = None,
 ) -> BuildResult:
     """Read ``inputs`` and build their graph; bad records are reported and counted, not fatal
     (unless ``strict``).
@@ -280,6 +287,7 @@ def build(
         workers=workers,
         cached=cached,
         extractor=extractor,
+        spool_dir=spool_dir,
     )
     summary = result.summary
     summary.records = corpus.records

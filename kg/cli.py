@@ -226,7 +226,6 @@ def build_cli(
 
     from .build import build
     from .corpus import parse_field_map
-    from .store import pipeline_fingerprint
 
     if engine not in ("local", "dask"):
         raise KgError(f"--engine {engine!r} is not one of local, dask")
@@ -236,6 +235,7 @@ def build_cli(
     fields = parse_field_map(field or [])
     nlp = _load_nlp(model, no_model)
     n_workers = workers if workers is not None else usable_cores()
+    spool_dir = out if out.is_dir() else None  # the store is spooled beside its target: a rename
 
     def report(err: BadRecord) -> None:
         what = "note" if isinstance(err, RecordWarning) else "skipped"
@@ -289,6 +289,7 @@ def build_cli(
                     workers=n_workers,
                     update=update,
                     extractor=extractor,
+                    spool_dir=spool_dir,
                 )
         else:
             result = build(
@@ -304,6 +305,7 @@ def build_cli(
                 on_paper=tick,
                 workers=n_workers,
                 update=update,
+                spool_dir=spool_dir,
             )
     graph, summary = result.graph, result.summary
     if summary.papers == 0:
@@ -318,8 +320,7 @@ def build_cli(
         summary.to_dict(),
         out,
         html=html,
-        extractions=result.extractions,
-        pipeline=pipeline_fingerprint(nlp),
+        store=result.store,
     )
     if json_summary:
         typer.echo(json.dumps(summary.to_dict()))

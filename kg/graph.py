@@ -20,7 +20,6 @@ rarest first) and ``shared_terms`` (the words and keywords that add most to the 
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
@@ -47,6 +46,7 @@ __all__ = [
     "KnowledgeGraph",
     "paper_node_id",
     "build_graph",
+    "add_related_edges",
     "related_edges",
     "paper_terms",
 ]
@@ -113,7 +113,16 @@ def build_graph(
         G.add_node(pid, **attrs)
         _add_paper_edges(G, pid, paper.id, pairs, resolution)
     _add_relation_edges(G, relations)
-    for a, b, weight, shared, shared_terms in related_edges(G, k=related_k, terms=related_terms):
+    add_related_edges(G, k=related_k, terms=related_terms)
+    return G
+
+
+def add_related_edges(G: nx.MultiDiGraph, *, k: int = 10, terms: bool = True) -> int:
+    """Add each paper's ``k`` strongest ``RELATED_TO`` edges (:func:`related_edges`) to ``G``;
+    returns how many were added. A separate step of :func:`build_graph` so that a build can free
+    the resolution's mentions before it (``kg.build``)."""
+    added = 0
+    for a, b, weight, shared, shared_terms in related_edges(G, k=k, terms=terms):
         G.add_edge(
             a,
             b,
@@ -123,7 +132,8 @@ def build_graph(
             shared=shared,
             shared_terms=shared_terms,
         )
-    return G
+        added += 1
+    return added
 
 
 def _add_paper_edges(
@@ -242,22 +252,25 @@ def related_edges(
     Explainable: ``shared`` lists the entities both papers link to (rarest first), ``shared_terms``
     the ``MAX_SHARED_TERMS`` terms that add most to the weight.
 
-    Near-linear: an inverted index (feature -> papers) is read per paper; features in more than
-    ``max_postings`` papers still count in the vector norms but are not followed, so the work is
-    O(n * f * max_postings) for n papers of f features (the sums run over the papers met, never
-    an array of all n per paper), never a dense n x n matrix.
+    Sparse: the papers' vectors are one ``scipy.sparse`` matrix and the similarities its product
+    with itself, taken a block of rows at a time (so the product never holds more than a block's
+    neighbours); features in more than ``max_postings`` papers still count in the vector norms but
+    not in the products, so a paper reaches at most ``f * max_postings`` others for ``f`` features,
+    never all n.
     """
     import numpy as np
+    from scipy import sparse
 
     papers = sorted(n for n, d in G.nodes(data=True) if d.get("label") == "Paper")
     n_papers = len(papers)
     if n_papers < 2 or k < 1:
         return []
-    # Features are numbered as first met; each paper keeps its vector as two small arrays (feature
-    # numbers, weights) rather than dicts keyed by strings, which took most of a build's memory.
+    # features are numbered as first met; the vectors go straight into the matrix's arrays
     vocabulary: dict[Any, int] = {}
-    raw: list[tuple[np.ndarray, np.ndarray]] = []
-    for pid in papers:
+    columns: list[int] = []
+    counts: list[int] = []
+    lengths = np.zeros(n_papers, dtype=np.int64)
+    for i, pid in enumerate(papers):
         feats: Counter = Counter()
         for _, eid, rel, data in G.out_edges(pid, keys=True, data=True):
             if rel != "RELATED_TO":
@@ -265,76 +278,42 @@ def related_edges(
         if terms:
             for term, count in paper_terms(G.nodes[pid]).items():
                 feats[("term", term)] += count
-        numbered = [vocabulary.setdefault(f, len(vocabulary)) for f in feats]
-        raw.append(
-            (np.asarray(numbered, dtype=np.int64), np.asarray(list(feats.values()), dtype=np.int64))
-        )
+        columns.extend(vocabulary.setdefault(f, len(vocabulary)) for f in feats)
+        counts.extend(feats.values())
+        lengths[i] = len(feats)
     features = list(vocabulary)
     del vocabulary
-    df = np.bincount(np.concatenate([numbers for numbers, _ in raw]), minlength=len(features))
-    idf = [math.log((1 + n_papers) / (1 + d)) + 1.0 for d in df.tolist()]
-    vectors: list[tuple[np.ndarray, np.ndarray]] = []
-    norms = np.ones(n_papers)
-    for i, (numbers, counts) in enumerate(raw):
-        kept = df[numbers] >= min_df
-        kept_numbers = numbers[kept]
-        values = [
-            (1.0 + math.log(c)) * idf[f]
-            for f, c in zip(kept_numbers.tolist(), counts[kept].tolist(), strict=True)
-        ]
-        vectors.append((kept_numbers, np.asarray(values, dtype=np.float64)))
-        if values:
-            norms[i] = math.sqrt(sum(x * x for x in values))
-    del raw
-    # the inverted index (feature -> papers, weights / norm) as one sorted array, sliced per feature
-    all_ids = np.concatenate([numbers for numbers, _ in vectors])
-    all_rows = np.repeat(
-        np.arange(n_papers, dtype=np.int64), [len(numbers) for numbers, _ in vectors]
-    )
-    all_values = np.concatenate([w for _, w in vectors]) / norms[all_rows]
-    order = np.argsort(all_ids, kind="stable")  # stable: a feature's papers stay in paper order
-    post_rows, post_values = all_rows[order], all_values[order]
-    bounds = np.searchsorted(all_ids[order], np.arange(len(features) + 1))
-    del all_ids, all_rows, all_values, order
-    followed = ((bounds[1:] - bounds[:-1]) <= max_postings).tolist()
+    col = np.asarray(columns, dtype=np.int64)
+    del columns
+    df = np.bincount(col, minlength=len(features))
+    idf = np.log((1 + n_papers) / (1 + df)) + 1.0
+    values = (1.0 + np.log(np.asarray(counts, dtype=np.float64))) * idf[col]
+    del counts
+    values[df[col] < min_df] = 0.0  # features of one paper say nothing about neighbours
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    X = sparse.csr_matrix((values, col, indptr), shape=(n_papers, len(features)))
+    X.eliminate_zeros()
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    norms[norms == 0.0] = 1.0
+    X = sparse.csr_matrix(sparse.diags(1.0 / norms) @ X)
+    X.sort_indices()
+    followed = np.flatnonzero((df <= max_postings) & (df >= min_df))
+    Xf = X[:, followed].tocsr()
+    pairs = _strongest(Xf, k)
+    # explanations: the features both papers have; entities rarest first, terms by what they add
     df_of = df.tolist()
-    keep: dict[tuple[int, int], float] = {}
-    for i, (numbers, vector) in enumerate(vectors):
-        scale = vector / norms[i]
-        parts = [
-            (post_rows[bounds[f] : bounds[f + 1]], post_values[bounds[f] : bounds[f + 1]] * x)
-            for f, x in zip(numbers.tolist(), scale.tolist(), strict=True)
-            if followed[f]
-        ]
-        if not parts:
-            continue
-        # dot products with every paper met through a feature. Few postings: summed over the papers
-        # met only (sorting them), so no paper pays for an array of all n (that term made the loop
-        # grow as n squared); many: one bincount over all n, cheaper than the sort. Both add the
-        # same values in the same order, so the weights do not depend on which way was taken.
-        reached = np.concatenate([r for r, _ in parts])
-        weights = np.concatenate([v for _, v in parts])
-        if 8 * len(reached) < n_papers:
-            met, slot = np.unique(reached, return_inverse=True)
-            totals = np.bincount(slot, weights=weights, minlength=len(met))
-        else:
-            totals = np.bincount(reached, weights=weights, minlength=n_papers)
-            met = np.flatnonzero(totals)
-            totals = totals[met]
-        keep_mask = (met != i) & (totals > 0.0)
-        others, scores = met[keep_mask], totals[keep_mask]
-        if len(others) > k:  # the k best (ties: smaller index), without sorting them all
-            cut = np.partition(-scores, k - 1)[k - 1]
-            close = np.flatnonzero(-scores <= cut)
-            others, scores = others[close], scores[close]
-        for j in sorted(range(len(others)), key=lambda t: (-scores[t], others[t]))[:k]:
-            a, b = sorted((i, int(others[j])))
-            keep[(a, b)] = float(scores[j])
+
+    def vector(i: int) -> dict[int, float]:
+        lo, hi = X.indptr[i], X.indptr[i + 1]
+        return dict(zip(X.indices[lo:hi].tolist(), X.data[lo:hi].tolist(), strict=True))
+
     out = []
-    for (a, b), weight in sorted(keep.items()):
-        va = dict(zip(vectors[a][0].tolist(), vectors[a][1].tolist(), strict=True))
-        vb = dict(zip(vectors[b][0].tolist(), vectors[b][1].tolist(), strict=True))
-        common = [f for f in va if f in vb]
+    last_a, va = -1, {}
+    for a, b, weight in pairs:  # sorted by a: one vector of a for all its pairs
+        if a != last_a:
+            last_a, va = a, vector(a)
+        vb = vector(b)
+        common = va.keys() & vb.keys()
         shared = [
             features[f]
             for f in sorted(
@@ -356,6 +335,52 @@ def related_edges(
             )
         )
     return out
+
+
+def _strongest(Xf: Any, k: int) -> list[tuple[int, int, float]]:
+    """``(a, b, cosine)`` with a < b, sorted, for each row's ``k`` largest positive dot products
+    with the other rows of the L2-normalised sparse matrix ``Xf`` (ties: the smaller index). A
+    pair both rows keep carries the later row's value.
+
+    The product is taken a block of rows at a time, as a dense block of at most a few million
+    values, so memory stays flat however many papers there are.
+    """
+    import numpy as np
+
+    n = Xf.shape[0]
+    XfT = Xf.T.tocsr()
+    block = max(1, min(256, 4_000_000 // n))
+    found_a: list[Any] = []
+    found_b: list[Any] = []
+    found_w: list[Any] = []
+    for first in range(0, n, block):
+        D = (Xf[first : first + block] @ XfT).toarray()
+        rows_here = np.arange(D.shape[0])
+        D[rows_here, first + rows_here] = 0.0  # not its own neighbour
+        if n - 1 > k:
+            cut = -np.partition(-D, k - 1, axis=1)[:, k - 1]
+            candidate = (D >= cut[:, None]) & (D > 0.0)
+        else:
+            candidate = D > 0.0
+        rows, cols = np.nonzero(candidate)
+        values = D[rows, cols]
+        order = np.lexsort((cols, -values, rows))
+        rows, cols, values = rows[order], cols[order], values[order]
+        rank = np.arange(len(rows)) - np.searchsorted(rows, rows)
+        best = rank < k
+        rows, cols, values = rows[best] + first, cols[best], values[best]
+        found_a.append(np.minimum(rows, cols))
+        found_b.append(np.maximum(rows, cols))
+        found_w.append(values)
+    if not found_a:
+        return []
+    a, b, w = np.concatenate(found_a), np.concatenate(found_b), np.concatenate(found_w)
+    seen = np.arange(len(a))  # processing order: the later row's value wins
+    order = np.lexsort((seen, b, a))
+    a, b, w = a[order], b[order], w[order]
+    last = np.ones(len(a), dtype=bool)
+    last[:-1] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
+    return list(zip(a[last].tolist(), b[last].tolist(), w[last].tolist(), strict=True))
 
 
 class KnowledgeGraph:

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import tempfile
+import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +33,7 @@ __all__ = [
     "STORE_VERSION",
     "StoreError",
     "StoredPaper",
+    "StoreSpool",
     "content_key",
     "pipeline_fingerprint",
     "write_store",
@@ -136,6 +140,55 @@ def write_store(handle: IO[str], items: Iterable[Extraction], fingerprint: dict[
         handle.write(_line(item))
         count += 1
     return count
+
+
+class StoreSpool:
+    """The store written while a build runs, one line per paper as it comes out of extraction, to a
+    temporary file: the build holds no list of every paper's mentions, the lines are written while
+    the workers extract, and :func:`graph_exports.outputs.write_build_outputs` moves the file into
+    place with the build's other files. The file is removed when the spool is garbage collected
+    without having been moved."""
+
+    def __init__(self, fingerprint: dict[str, Any], folder: str | Path | None = None) -> None:
+        fd, name = tempfile.mkstemp(prefix=".kg-tmp-" + STORE_FILE + ".", dir=folder)
+        self.path = Path(name)
+        self.count = 0
+        self._handle: IO[str] | None = os.fdopen(fd, "w", encoding="utf-8")
+        self._cleanup = weakref.finalize(self, _remove, self.path, self._handle)
+        self._handle.write(
+            json.dumps({"kg_extractions": STORE_VERSION, "pipeline": fingerprint}) + "\n"
+        )
+
+    def add(self, item: Extraction) -> None:
+        if self._handle is None:
+            raise ValueError("the store spool is finished")
+        self._handle.write(_line(item))
+        self.count += 1
+
+    def finish(self) -> Path:
+        """Close the file (flushed to disk) and hand it over: the caller moves or removes it."""
+        if self._handle is not None:
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+            self._handle.close()
+            self._handle = None
+        return self.path
+
+    def release(self) -> None:
+        """The file has been moved away: nothing to remove any more."""
+        self._cleanup.detach()
+
+    def __iter__(self) -> Iterator[StoredPaper]:
+        """The papers written so far (for tests and tools)."""
+        self.finish()
+        return read_store(self.path)
+
+
+def _remove(path: Path, handle: IO[str]) -> None:
+    try:
+        handle.close()
+    finally:
+        path.unlink(missing_ok=True)
 
 
 def _paper(data: dict[str, Any]) -> Paper:

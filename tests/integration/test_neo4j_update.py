@@ -15,7 +15,6 @@ from graph_exports import neo4j as kg_neo4j
 from graph_exports.outputs import write_build_outputs
 from kg.build import build
 from kg.corpus import read_corpus
-from kg.store import pipeline_fingerprint
 
 pytestmark = pytest.mark.neo4j
 
@@ -48,8 +47,7 @@ def test_push_of_an_updated_graph_matches_a_fresh_push_and_drops_stale_related_t
         first.summary.to_dict(),
         out,
         html=False,
-        extractions=first.extractions,
-        pipeline=pipeline_fingerprint(nlp),
+        store=first.store,
     )
     kg_neo4j.push(first.graph, driver, database=db)
 

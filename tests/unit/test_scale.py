@@ -60,8 +60,7 @@ def _outputs(result, out: Path, nlp: Language) -> Path:
         result.summary.to_dict(),
         out,
         html=False,
-        extractions=result.extractions,
-        pipeline=pipeline_fingerprint(nlp),
+        store=result.store,
     )
     return out
 
@@ -223,3 +222,41 @@ def test_json_is_streamed_with_json_dump_s_exact_bytes(tmp_path, example_graph):
         assert "".join(KnowledgeGraph(G).iter_json()) == expected
     path = KnowledgeGraph(_odd_graph()).save(tmp_path / "g.json")
     assert nx.utils.graphs_equal(KnowledgeGraph.load(path).nx, _odd_graph())
+
+
+def test_the_store_is_spooled_during_the_build_and_never_left_behind(corpus, nlp, tmp_path):
+    import gc
+
+    result = build(corpus, nlp, batch_size=8, workers=1, spool_dir=tmp_path)
+    spooled = result.store.path
+    assert spooled.parent == tmp_path and spooled.name.startswith(".kg-tmp-")
+    assert [s.paper.id for s in result.store][:3] == [p.id for p in read_corpus(corpus)][:3]
+    del result
+    gc.collect()
+    assert not spooled.exists()  # a build whose files were never written leaves no file
+
+
+def test_a_spooled_store_on_another_file_system_is_copied_into_place(
+    corpus, nlp, tmp_path, monkeypatch
+):
+    import errno
+    import os
+
+    result = build(corpus, nlp, batch_size=8, workers=1)
+    real_replace = os.replace
+    moves = []
+
+    def cross_device(src, dst):
+        if str(src) == str(result.store.path):  # the spool's rename: as if /tmp were elsewhere
+            moves.append(src)
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", cross_device)
+    out = tmp_path / "out"
+    write_build_outputs(
+        result.graph, result.merges, result.summary.to_dict(), out, html=False, store=result.store
+    )
+    assert moves and not result.store.path.exists()
+    assert sum(1 for _ in (out / STORE_FILE).open()) == 58  # header + 57 papers
+    assert not [p for p in out.iterdir() if p.name.startswith(".kg-tmp-")]
