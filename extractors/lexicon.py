@@ -5,6 +5,8 @@ One place for these so the extractor and the resolver agree on what is "generic"
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 __all__ = [
     "HEAD_LABELS",
     "VERBISH",
@@ -208,6 +210,7 @@ def generic_key(phrase: str) -> str:
     return " ".join(phrase.casefold().replace("-", " - ").split()).replace(" - ", "-")
 
 
+@lru_cache(maxsize=200_000)  # a corpus repeats its phrases: resolution asks once per mention
 def is_generic(phrase: str) -> bool:
     """True for phrases that name no particular thing ("our method", "this task", "experiments")."""
     text = generic_key(phrase)

@@ -22,6 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import fields
 from itertools import islice
 from operator import attrgetter
+from sys import intern
 
 from spacy.language import Language
 
@@ -83,10 +84,21 @@ def from_records(paper: Paper, records: ExtractionRecords) -> Extraction:
     mentions, relations, results = records
     return Extraction(
         paper,
-        [Mention(paper.id, *m) for m in mentions],
+        [_mention(paper.id, m) for m in mentions],
         [RelationMention(paper.id, *r) for r in relations],
         [_result(paper.id, r) for r in results],
     )
+
+
+#: Positions of the label, extractor and role: a few words repeated a million times, kept once each.
+_INTERNED = tuple(_MENTION_FIELDS[1:].index(name) for name in ("label", "extractor", "role"))
+
+
+def _mention(paper_id: str, values: tuple) -> Mention:
+    row = list(values)
+    for i in _INTERNED:
+        row[i] = intern(row[i])
+    return Mention(paper_id, *row)
 
 
 def _result(paper_id: str, values: tuple) -> ResultMention:

@@ -277,6 +277,7 @@ def resolve(
         entity = resolution.entities.get(eid)
         if entity is None:
             entity = resolution.entities[eid] = Entity(id=eid, label=label, name=m.text, key=rep)
+        eid = entity.id  # one string for every mention's reference to the entity
         entity.aliases.update(form for form in (m.text, m.long_form, m.short_form) if form)
         entity.papers.add(m.paper_id)
         entity.mention_count += 1
