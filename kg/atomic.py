@@ -83,19 +83,25 @@ class AtomicFiles:
                 f"{path}: cannot write ({_problem(exc)}); the previous file is unchanged"
             ) from exc
 
-    def adopt(self, source: str | Path, path: str | Path) -> Path:
-        """Stage a complete file written elsewhere (``source``, e.g. a build's spooled store) to
-        become ``path`` at :meth:`commit`: moved beside ``path`` by a rename when it is on the
-        same file system, else copied. ``source`` is gone afterwards either way."""
-        source, path = Path(source), Path(path)
+    def reserve(self, path: str | Path) -> Path:
+        """An empty temporary file beside ``path`` that becomes ``path`` at :meth:`commit`, for a
+        writer that opens files by name (another process: ``graph_exports.outputs``)."""
+        path = Path(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, temp = tempfile.mkstemp(dir=path.parent, prefix=_TEMP_PREFIX + path.name + ".")
             os.close(fd)
         except OSError as exc:
             raise ExportError(f"{path}: cannot write ({_problem(exc)})") from exc
-        temp_path = Path(temp)
-        self._staged.append((temp_path, path))
+        self._staged.append((Path(temp), path))
+        return Path(temp)
+
+    def adopt(self, source: str | Path, path: str | Path) -> Path:
+        """Stage a complete file written elsewhere (``source``, e.g. a build's spooled store) to
+        become ``path`` at :meth:`commit`: moved beside ``path`` by a rename when it is on the
+        same file system, else copied. ``source`` is gone afterwards either way."""
+        source, path = Path(source), Path(path)
+        temp_path = self.reserve(path)
         try:
             try:
                 os.replace(source, temp_path)

@@ -82,6 +82,8 @@ def build_from_papers(
     cached: dict[tuple[str, str], Extraction] | None = None,
     extractor: Extractor | None = None,
     spool_dir: str | Path | None = None,
+    earlier_store: Path | None = None,
+    earlier_lines: dict[tuple[str, str], tuple[int, int]] | None = None,
 ) -> BuildResult:
     """Extract, resolve and assemble ``papers`` (an iterable, consumed once).
 
@@ -98,9 +100,13 @@ def build_from_papers(
             processes; the Dask engine passes its own); must keep their order.
         spool_dir: where the extraction store is written as papers come out of extraction (the
             system's temporary folder by default; the output folder makes publishing it a rename).
+        earlier_store, earlier_lines: the store ``cached`` was read from and where each paper's
+            line is in it: those lines are copied into the new store, not encoded again.
     """
     start = time.perf_counter()
-    store = StoreSpool(pipeline_fingerprint(nlp), spool_dir)
+    store = StoreSpool(
+        pipeline_fingerprint(nlp), spool_dir, earlier=earlier_store, lines=earlier_lines
+    )
     kept: list[Paper] = []
     extracted: list[tuple[Paper, list[Mention]]] = []
     relation_mentions: list[RelationMention] = []
@@ -262,10 +268,13 @@ def build(
         )
     known: list[Paper] = []
     cached: dict[tuple[str, str], Extraction] = {}
-    if update is not None:
-        for stored in read_store(Path(update) / STORE_FILE, pipeline_fingerprint(nlp)):
+    lines: dict[tuple[str, str], tuple[int, int]] = {}
+    earlier = Path(update) / STORE_FILE if update is not None else None
+    if earlier is not None:
+        for stored in read_store(earlier, pipeline_fingerprint(nlp)):
             known.append(stored.paper)
             cached[(stored.paper.id, stored.key)] = stored.extraction()
+            lines[(stored.paper.id, stored.key)] = stored.span
     corpus = CorpusStats()
     papers = read_corpus(
         inputs,
@@ -288,6 +297,8 @@ def build(
         cached=cached,
         extractor=extractor,
         spool_dir=spool_dir,
+        earlier_store=earlier,
+        earlier_lines=lines,
     )
     summary = result.summary
     summary.records = corpus.records

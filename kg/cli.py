@@ -321,6 +321,7 @@ def build_cli(
         out,
         html=html,
         store=result.store,
+        processes=n_workers,
     )
     if json_summary:
         typer.echo(json.dumps(summary.to_dict()))

@@ -80,6 +80,8 @@ class StoredPaper:
     paper: Paper
     key: str
     records: ExtractionRecords
+    #: where its line is in the store file (byte offset, length), so an update can copy it as is
+    span: tuple[int, int] = (0, 0)
 
     def extraction(self) -> Extraction:
         return from_records(self.paper, self.records)
@@ -149,20 +151,38 @@ class StoreSpool:
     place with the build's other files. The file is removed when the spool is garbage collected
     without having been moved."""
 
-    def __init__(self, fingerprint: dict[str, Any], folder: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        fingerprint: dict[str, Any],
+        folder: str | Path | None = None,
+        *,
+        earlier: Path | None = None,
+        lines: dict[tuple[str, str], tuple[int, int]] | None = None,
+    ) -> None:
+        """``earlier``, ``lines``: a store of the same pipeline and where each of its papers'
+        lines is, by (paper id, content key); those papers' lines are copied from it as they are
+        rather than encoded again (an update re-writes the whole store)."""
         fd, name = tempfile.mkstemp(prefix=".kg-tmp-" + STORE_FILE + ".", dir=folder)
         self.path = Path(name)
         self.count = 0
-        self._handle: IO[str] | None = os.fdopen(fd, "w", encoding="utf-8")
+        self._handle: IO[bytes] | None = os.fdopen(fd, "wb")
         self._cleanup = weakref.finalize(self, _remove, self.path, self._handle)
+        self._lines = lines or {}
+        self._earlier = earlier.open("rb") if earlier is not None and self._lines else None
         self._handle.write(
-            json.dumps({"kg_extractions": STORE_VERSION, "pipeline": fingerprint}) + "\n"
+            (json.dumps({"kg_extractions": STORE_VERSION, "pipeline": fingerprint}) + "\n").encode()
         )
 
     def add(self, item: Extraction) -> None:
         if self._handle is None:
             raise ValueError("the store spool is finished")
-        self._handle.write(_line(item))
+        span = self._lines.get((item.paper.id, content_key(item.paper))) if self._lines else None
+        if span is not None and self._earlier is not None:
+            self._earlier.seek(span[0])
+            line = self._earlier.read(span[1])
+            self._handle.write(line if line.endswith(b"\n") else line + b"\n")
+        else:
+            self._handle.write(_line(item).encode("utf-8", "surrogatepass"))
         self.count += 1
 
     def finish(self) -> Path:
@@ -172,6 +192,9 @@ class StoreSpool:
             os.fsync(self._handle.fileno())
             self._handle.close()
             self._handle = None
+        if self._earlier is not None:
+            self._earlier.close()
+            self._earlier = None
         return self.path
 
     def release(self) -> None:
@@ -184,7 +207,7 @@ class StoreSpool:
         return read_store(self.path)
 
 
-def _remove(path: Path, handle: IO[str]) -> None:
+def _remove(path: Path, handle: IO[bytes]) -> None:
     try:
         handle.close()
     finally:
@@ -212,7 +235,7 @@ def read_store(
     """
     path = Path(path)
     try:
-        handle = path.open(encoding="utf-8")
+        handle = path.open("rb")
     except FileNotFoundError:
         raise StoreError(
             f"{path}: no extraction store; --update needs a folder written by kg build "
@@ -222,7 +245,8 @@ def read_store(
         raise StoreError(f"{path}: cannot read ({exc.strerror or exc})") from exc
     with handle:
         try:
-            header = json.loads(handle.readline() or "null")
+            first = handle.readline()
+            header = json.loads(first or "null")
         except ValueError:
             header = None
         if not isinstance(header, dict) or header.get("kg_extractions") != STORE_VERSION:
@@ -235,7 +259,10 @@ def read_store(
                 f"{path}:1: extracted with another pipeline ({header.get('pipeline')}, this one is "
                 f"{fingerprint}); cached mentions would not match, rebuild without --update"
             )
+        offset = len(first)
         for line_no, line in enumerate(handle, start=2):
+            span = (offset, len(line))
+            offset += len(line)
             try:
                 row = json.loads(line)
                 paper = _paper(row["paper"])
@@ -263,4 +290,4 @@ def read_store(
                     f"{path}:{line_no}: not an extraction record ({type(exc).__name__}: {exc}); "
                     "the store is damaged, rebuild without --update"
                 ) from exc
-            yield StoredPaper(paper, key, (mentions, relations, results))
+            yield StoredPaper(paper, key, (mentions, relations, results), span)

@@ -260,3 +260,31 @@ def test_a_spooled_store_on_another_file_system_is_copied_into_place(
     assert moves and not result.store.path.exists()
     assert sum(1 for _ in (out / STORE_FILE).open()) == 58  # header + 57 papers
     assert not [p for p in out.iterdir() if p.name.startswith(".kg-tmp-")]
+
+
+def test_files_written_by_several_processes_are_the_bytes_of_one(example_graph, tmp_path):
+    summary = {"papers": 57}
+    serial = write_build_outputs(example_graph, [], summary, tmp_path / "one", processes=1)
+    forked = write_build_outputs(example_graph, [], summary, tmp_path / "two", processes=3)
+    assert [p.name for p in serial] == [p.name for p in forked]
+    for a, b in zip(serial, forked, strict=True):
+        assert a.read_bytes() == b.read_bytes(), a.name
+    assert not list((tmp_path / "two").glob(".kg-tmp-*"))
+
+
+def test_a_writer_process_that_fails_is_one_error_and_changes_nothing(example_graph, tmp_path):
+    from kg.errors import ExportError
+
+    out = tmp_path / "out"
+    write_build_outputs(example_graph, [], {"papers": 57}, out, html=False)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    broken = KnowledgeGraph(example_graph.nx.copy())
+    node = next(iter(broken.nx))
+
+    class Rank(int):  # JSON writes it as a number; GraphML has no type for it: the child fails
+        pass
+
+    broken.nx.nodes[node]["bad"] = Rank(3)
+    with pytest.raises(ExportError, match="GraphML has no type for attribute 'bad'"):
+        write_build_outputs(broken, [], {"papers": 1}, out, html=False, processes=2)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
