@@ -49,6 +49,7 @@ __all__ = [
     "build_graph",
     "add_related_edges",
     "related_edges",
+    "iter_related_edges",
     "paper_terms",
 ]
 
@@ -123,7 +124,7 @@ def add_related_edges(G: nx.MultiDiGraph, *, k: int = 10, terms: bool = True) ->
     returns how many were added. A separate step of :func:`build_graph` so that a build can free
     the resolution's mentions before it (``kg.build``)."""
     added = 0
-    for a, b, weight, shared, shared_terms in related_edges(G, k=k, terms=terms):
+    for a, b, weight, shared, shared_terms in iter_related_edges(G, k=k, terms=terms):
         G.add_edge(
             a,
             b,
@@ -241,6 +242,18 @@ def related_edges(
     min_df: int = 2,
     terms: bool = True,
 ) -> list[tuple[str, str, float, list[str], list[str]]]:
+    """The edges of :func:`iter_related_edges`, as a list."""
+    return list(iter_related_edges(G, k=k, max_postings=max_postings, min_df=min_df, terms=terms))
+
+
+def iter_related_edges(
+    G: nx.MultiDiGraph,
+    *,
+    k: int = 10,
+    max_postings: int = 2000,
+    min_df: int = 2,
+    terms: bool = True,
+) -> Iterator[tuple[str, str, float, list[str], list[str]]]:
     """``(paper a, paper b, weight, shared entity ids, shared terms)`` for each paper's ``k``
     strongest neighbours (a < b; each pair once).
 
@@ -265,11 +278,11 @@ def related_edges(
     papers = sorted(n for n, d in G.nodes(data=True) if d.get("label") == "Paper")
     n_papers = len(papers)
     if n_papers < 2 or k < 1:
-        return []
+        return
     # features are numbered as first met; the vectors go straight into the matrix's arrays
     vocabulary: dict[Any, int] = {}
-    columns = array("q")  # flat machine integers: a Python list of ints costs 36 bytes an entry
-    counts = array("q")
+    columns = array("i")  # flat machine integers: a Python list of ints costs 36 bytes an entry
+    counts = array("i")
     lengths = np.zeros(n_papers, dtype=np.int64)
     for i, pid in enumerate(papers):
         feats: Counter = Counter()
@@ -284,18 +297,24 @@ def related_edges(
         lengths[i] = len(feats)
     features = list(vocabulary)
     del vocabulary
-    col = np.frombuffer(columns, dtype=np.int64)
+    col = np.frombuffer(columns, dtype=np.int32)
     df = np.bincount(col, minlength=len(features))
     idf = np.log((1 + n_papers) / (1 + df)) + 1.0
-    values = (1.0 + np.log(np.frombuffer(counts, dtype=np.int64).astype(np.float64))) * idf[col]
+    values = np.log(np.frombuffer(counts, dtype=np.int32).astype(np.float64))
     del counts
+    values += 1.0
+    values *= idf[col]
     values[df[col] < min_df] = 0.0  # features of one paper say nothing about neighbours
-    indptr = np.concatenate([[0], np.cumsum(lengths)])
-    X = sparse.csr_matrix((values, col, indptr), shape=(n_papers, len(features)))
-    X.eliminate_zeros()
-    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    # L2-normalised in place (one copy of the vectors, not three: this is the stage's peak memory)
+    row_of = np.repeat(np.arange(n_papers, dtype=np.int32), lengths)
+    norms = np.sqrt(np.bincount(row_of, weights=values * values, minlength=n_papers))
     norms[norms == 0.0] = 1.0
-    X = sparse.csr_matrix(sparse.diags(1.0 / norms) @ X)
+    values /= norms[row_of]
+    del row_of, norms
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    X = sparse.csr_matrix((values, np.array(col), indptr), shape=(n_papers, len(features)))
+    del columns, col, values
+    X.eliminate_zeros()
     X.sort_indices()
     followed = np.flatnonzero((df <= max_postings) & (df >= min_df))
     Xf = X[:, followed].tocsr()
@@ -307,7 +326,6 @@ def related_edges(
         lo, hi = X.indptr[i], X.indptr[i + 1]
         return dict(zip(X.indices[lo:hi].tolist(), X.data[lo:hi].tolist(), strict=True))
 
-    out = []
     last_a, va = -1, {}
     for a, b, weight in pairs:  # sorted by a: one vector of a for all its pairs
         if a != last_a:
@@ -325,16 +343,13 @@ def related_edges(
             (f for f in common if not isinstance(features[f], str)),
             key=lambda f: (-va[f] * vb[f], features[f][1]),
         )
-        out.append(
-            (
-                papers[a],
-                papers[b],
-                round(min(weight, 1.0), 6),
-                shared,
-                [features[f][1] for f in shared_terms[:MAX_SHARED_TERMS]],
-            )
+        yield (
+            papers[a],
+            papers[b],
+            round(min(weight, 1.0), 6),
+            shared,
+            [features[f][1] for f in shared_terms[:MAX_SHARED_TERMS]],
         )
-    return out
 
 
 def _strongest(Xf: Any, k: int) -> list[tuple[int, int, float]]:
