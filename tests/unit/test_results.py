@@ -291,3 +291,139 @@ def test_kg_results_prints_the_leaderboard_and_refuses_a_bad_kind(graph, tmp_pat
         and "--kind 'best' is not one of" in bad.stderr
         and "Traceback" not in bad.stderr
     )
+
+
+def _by_text(nlp, text: str) -> dict[str, dict]:
+    return {r["text"]: r for r in results_of(nlp, text)}
+
+
+@pytest.mark.parametrize(
+    "sentence, kinds",
+    [
+        # "speed-up" is three tokens; an adjective before the change noun
+        ("We propose VeloNet. VeloNet achieves a 28% speed-up on GSM8K.", {"28%": "speedup"}),
+        (
+            "We propose VeloNet. VeloNet achieves a 5.4% absolute improvement in accuracy and "
+            ">10% relative improvements in recall.",
+            {"5.4%": "improvement", "10%": "improvement"},
+        ),
+        # "a higher X of N" is the level reached, not a margin
+        ("We propose VeloNet. VeloNet achieves a higher win rate of 60.8%.", {"60.8%": "score"}),
+        # the comparison's verb is far from "by"; the later values share it
+        (
+            "We propose VeloNet. Our method outperforms the strongest baseline by 3% in "
+            "accuracy, 2.9% in F1 score and 4.1% in recall.",
+            {"3%": "improvement", "2.9%": "improvement", "4.1%": "improvement"},
+        ),
+    ],
+)
+def test_the_kind_of_a_comparison(nlp, sentence, kinds):
+    assert {t: r["kind"] for t, r in _by_text(nlp, sentence).items()} == kinds
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "We propose VeloNet. VeloNet achieves 94.2% ± 1.8% top-1 accuracy.",  # a spread
+        "We propose VeloNet. Our method finds designs within 1% relative error of the target.",
+        "We propose VeloNet. VeloNet achieves a higher win rate, compared to GPT-5's 37.7%.",
+        "We propose VeloNet. While all methods achieve near 100% accuracy, VeloNet is faster.",
+        "We propose VeloNet. Models achieve F1 scores of 0.9 when using full commits.",
+        "We propose VeloNet. VeloNet outperforms strong baselines including GPT-4o (18.6% "
+        "accuracy).",
+        "We propose VeloNet. VeloNet beats Open Deep Research by smolagents(20.3% accuracy and "
+        "25.1% recall).",
+        # an error-like metric that rises is a loss, not a gain
+        "We propose VeloNet. It yields a perplexity increase of 0.9.",
+        # a setting and a spread the NER may tag as metrics
+        "We propose VeloNet. VeloNet achieves gains of +4.1% out-of-domain.",
+        "We propose VeloNet. Raters agree closely (average inter-rater std = 0.12).",
+    ],
+)
+def test_spreads_bounds_others_and_losses_are_not_written(nlp, sentence):
+    assert results_of(nlp, sentence) == []
+
+
+def test_a_metric_right_after_one_value_is_not_the_next_ones(nlp):
+    found = _by_text(nlp, "We propose VeloNet. VeloNet reaches 0.84 rFID, 82.2% on ImageNet.")
+    assert list(found) == ["0.84"] and found["0.84"]["metric"] == "rFID"
+
+
+def test_a_value_is_not_tied_to_one_data_set_of_a_list(nlp):
+    (r,) = results_of(
+        nlp,
+        "We propose VeloNet. Experiments on MATH500, GSM8K, and AIME show that VeloNet "
+        "improves accuracy by 3.6%.",
+    )
+    assert (r["value"], r["dataset"]) == (3.6, None)
+    found = _by_text(
+        nlp,
+        "We propose VeloNet. VeloNet achieves 99.05% and 99.52% accuracy on ModelNet40 and "
+        "ModelNet10.",
+    )
+    assert all(r["dataset"] is None for r in found.values())
+
+
+@pytest.mark.parametrize(
+    "sentence, method, own",
+    [
+        # a host is not the subject; the paper's own method named as a host is still its own
+        (
+            "We propose VeloNet. Integrated into FlashInfer, VeloNet achieves a 2.1x speedup.",
+            "VeloNet",
+            True,
+        ),
+        (
+            "We propose MED, an early-exit decoder. Combined with MED, this leads to a 69% "
+            "speed-up on GSM8K.",
+            "MED",
+            True,
+        ),
+        # "can improve": a modal before the verb still makes the name the subject
+        (
+            "We propose VeloNet. Empirically, GBV can improve block efficiency by over 30%.",
+            "GBV",
+            False,
+        ),
+        # a description is not a name: the paper's own, nameless
+        (
+            "We propose a contrastive routing module for mixture-of-experts models. Experiments "
+            "show the contrastive routing module achieves 80.1% accuracy on MMLU.",
+            None,
+            True,
+        ),
+    ],
+)
+def test_whose_method_a_value_is(nlp, sentence, method, own):
+    (r,) = results_of(nlp, sentence)
+    assert (r["method"], r["own"]) == (method, own)
+
+
+def test_the_title_names_the_papers_method(nlp):
+    from extractors import extract
+
+    abstract = (
+        "We present a data selection method built on two metrics, Delta of Norm (DON) and Norm "
+        "of Delta (NOD). DONOD keeps the useful examples. By filtering out 70% of the data, we "
+        "improve target-domain accuracy by 14.90%."
+    )
+    papers = [
+        Paper(id="t", abstract=abstract, title="DONOD: Efficient Instruction Tuning"),
+        Paper(id="u", abstract=abstract, title="Efficient Instruction Tuning"),
+    ]
+    titled, untitled = (item.results for item in extract(nlp, papers))
+    assert [(r.method, r.own) for r in titled] == [("DONOD", True)]
+    assert [r.method for r in untitled] != ["DON"]  # never the component's acronym
+
+
+def test_baselines_keep_their_lead_words_and_heads(nlp):
+    found = _by_text(
+        nlp,
+        "We propose VeloNet. VeloNet attains up to 12% higher accuracy than standard SFT and 3% "
+        "higher recall than naive reward-agnostic test-time search baselines.",
+    )
+    assert found["12%"]["baseline"] == "standard SFT" and found["3%"]["baseline"] is None
+    (r,) = results_of(
+        nlp, "We propose VeloNet. VeloNet improves accuracy by 4% over LSTM baselines."
+    )
+    assert r["baseline"] == "LSTM baselines"
