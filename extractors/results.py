@@ -409,11 +409,30 @@ _SETTINGS = frozenset(
     "out-of-distribution ood id".split()
 )
 _SPREADS = frozenset("std sd deviation variance stdev".split())
+#: Conditions a value may set, not results: "even with 50% pruning", "at 20% compression ratio".
+_CONDITIONS = frozenset(
+    {
+        "pruning",
+        "sparsity",
+        "compression",
+        "compression ratio",
+        "missing rate",
+        "missing ratio",
+        "masking ratio",
+        "noise rate",
+    }
+)
 
 
 def _is_metric_name(text: str) -> bool:
     low = text.lower()
-    return low not in _SETTINGS and "=" not in low and not set(low.split()) & _SPREADS
+    return (
+        low not in _SETTINGS
+        and low not in _CONDITIONS
+        and "=" not in low
+        and not set(low.split()) & _SPREADS
+        and not re.search(r"\d(\.\d+)?[BM]$", text)  # "exceeding CogVideoX-2B by 18.8%": a model
+    )
 
 
 def _metric_spans(mentions: list[_Mention], lexicon: list[Span]) -> list[_Mention]:
@@ -424,7 +443,7 @@ def _metric_spans(mentions: list[_Mention], lexicon: list[Span]) -> list[_Mentio
         same = [m for m in mentions if m.start == span.start and m.end == span.end]
         relabelled = bool(same) and same[0].label != "METRIC" and same[0].role != "proposed"
         unclaimed = not any(m.start < span.end and span.start < m.end for m in mentions)
-        if relabelled or unclaimed:
+        if (relabelled or unclaimed) and _is_metric_name(span.text):
             metrics.append(
                 _Mention(
                     "METRIC",
@@ -604,6 +623,16 @@ _CHANGE_NOUNS = {
 }
 
 
+_DIRECTION_AFTER = {
+    "higher": "improvement",
+    "better": "improvement",
+    "greater": "improvement",
+    "more": "improvement",
+    "lower": "reduction",
+    "less": "reduction",
+    "fewer": "reduction",
+    "smaller": "reduction",
+}
 _CHANGE_ADJECTIVES = frozenset("absolute relative average overall net mean".split())
 _LEVEL_ADJECTIVES = frozenset("higher better lower greater".split())
 
@@ -625,6 +654,8 @@ def _kind(doc: Doc, value: Span, sent: Span, metric: _Mention) -> str:
         and doc[metric.start - 1].lower_ in _LEVEL_ADJECTIVES
     ):
         return "score"  # "a higher win rate of 60.8%": the level reached, not the margin
+    if right[:1] and right[0] in _DIRECTION_AFTER:
+        return _DIRECTION_AFTER[right[0]]  # "up to 5% higher accuracy", after "compression ... and"
     clause = _clause_start(doc, sent, value)
     lo = max(clause, min(value.start, metric.start) - 12)
     left = _words(doc[lo : value.start])
@@ -759,8 +790,13 @@ def _baseline(
                 end = m.end + (
                     1 if m.end < sent.end and doc[m.end].lower_ in _BASELINE_HEADS else 0
                 )
-                if end < sent.end and doc[end].text not in _STOP_BASELINE | {"and", "."}:
+                if end < sent.end and doc[end].lower_ not in _BASELINE_END:
                     return None  # "than naive reward-agnostic test-time search": cut, unsure
+                if any(
+                    o.label == "METHOD" and 0 < o.start - end <= 2 and doc[end].text in {",", "and"}
+                    for o in mentions
+                ):
+                    return None  # "surpasses Claude and ChatGPT-4o": one of a list
                 first = tok.i + 1 + (1 if between[:1] and between[0] in {"the", "a", "an"} else 0)
                 name = doc[first:end].text if between or end > m.end else m.text
                 return name, (m.start_char, m.end_char)
@@ -792,6 +828,9 @@ def _baseline(
 
 #: Words a baseline's name may follow ("than standard SFT") or end with ("LSTM baselines").
 _BASELINE_LEAD = frozenset("the a an standard vanilla naive original plain base strong".split())
+_BASELINE_END = _STOP_BASELINE | frozenset(
+    "and or . using when under without despite after to during".split()
+)
 _BASELINE_HEADS = frozenset("baseline baselines approaches methods models variants".split())
 
 
@@ -821,7 +860,7 @@ _OUR_HEADS = frozenset(
 _COMPARED = frozenset("than vs vs. versus against unlike over".split())
 #: Before a method, words that make it a host or a tool, not the subject ("Integrated into
 #: FlashInfer, SparCas ...", "built on LLaMA", "with GPT-4o as the judge").
-_HOSTED = frozenset("into with using via upon on in to within atop".split())
+_HOSTED = frozenset("into with using via upon on in to within atop from".split())
 
 
 def _compared_with(doc: Doc, m: _Mention, lo: int, own_name: str | None = None) -> bool:
@@ -884,6 +923,16 @@ def _method(
             if own_name is not None and first.text == own_name:
                 return own_name, own_span, True
             return first.text, (first.start_char, first.end_char), first.role == "proposed"
+    subjects = [m for m in methods_before if _is_subject(doc, m, value.start)]
+    if subjects:
+        # "Evaluating 15 LMMs on MINED shows that Gemini-2.5-Pro achieves ... 63.07": the name
+        # right before the verb is the subject, not the benchmark the paper proposes
+        m = subjects[-1]
+        if own_name is not None and m.text == own_name:
+            return own_name, own_span, True
+        if {"our", "proposed"} & set(_words(doc[max(lo, m.start - 4) : m.start])):
+            return own_name, own_span, True  # "our proposed MoE framework improves ..."
+        return m.text, (m.start_char, m.end_char), m.role == "proposed"
     proposed = [m for m in methods_before if m.role == "proposed" or m.text == own_name]
     if proposed:
         m = proposed[0]
@@ -907,6 +956,26 @@ def _method(
     if words & _EVIDENCE:
         return own_name, own_span, True
     return None
+
+
+_ADVERBS = frozenset("also can could further still consistently significantly even".split())
+
+
+def _is_subject(doc: Doc, m: _Mention, stop: int) -> bool:
+    """True when the name is directly followed by a result verb ("Gemini-2.5-Pro achieves",
+    "GBV can improve"), and is not in parentheses ("TRAAC (Qwen3-4B) achieves") nor a
+    modifier ("CoRA of TSFMs surpasses")."""
+    if m.start > 0 and doc[m.start - 1].lower_ in {"(", "of", "from"}:
+        return False
+    appositive = m.start > 0 and doc[m.start - 1].text == ","
+    for tok in doc[m.end : min(m.end + 3, stop)]:
+        if tok.lower_ in _SUBJECT_VERBS:
+            return True
+        if tok.text == "," and appositive:
+            continue  # "the strongest baseline, Claude-opus-4, achieves"
+        if tok.lower_ not in _ADVERBS and not tok.lower_.endswith("ly"):
+            return False
+    return False
 
 
 _GENERIC_PLURALS = frozenset(
@@ -996,6 +1065,9 @@ _BOUNDS = (
     ["under"],
     ["within"],
     ["at", "most"],
+    ["<"],
+    ["≤"],
+    ["<="],
 )
 
 
@@ -1012,6 +1084,8 @@ def _others_number(
         return True
     if any(left[-len(b) :] == b for b in _BOUNDS):
         return True  # a bound, or a requirement: "less than 2% false positive rate"
+    if left[-1:] == ["at"] or left[-2:] in (["at", "a"], ["at", "an"]):
+        return True  # a condition: "56.2% detection rate at a 1% false positive rate"
     own_text = own["text"] if own else None
     others = [m for m in mentions if m.label == "METHOD" and m.text != own_text]
     if left[-1:] and left[-1] in {"'s", "’s"} and value.start >= sent.start + 2:

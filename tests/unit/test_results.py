@@ -427,3 +427,72 @@ def test_baselines_keep_their_lead_words_and_heads(nlp):
         nlp, "We propose VeloNet. VeloNet improves accuracy by 4% over LSTM baselines."
     )
     assert r["baseline"] == "LSTM baselines"
+
+
+@pytest.mark.parametrize(
+    "sentence, kept",
+    [
+        # a condition the value is reached under is not a result
+        (
+            "We propose AuditX. Our auditing agent achieves a 56.2% detection rate at a 1% "
+            "false positive rate.",
+            ["56.2%"],
+        ),
+        ("We propose HARA. HARA has negligible impact (e.g., <0.1% accuracy change).", []),
+        ("We propose KVPrune. KVPrune keeps strong performance even with 50% pruning.", []),
+        # a model's name tagged as a metric
+        (
+            "We propose NoisEasier. NoisEasier achieves win rates exceeding CogVideoX-2B by 18.8%.",
+            [],
+        ),
+    ],
+)
+def test_conditions_bounds_and_names_are_not_results(nlp, sentence, kept):
+    assert [r["text"] for r in results_of(nlp, sentence)] == kept
+
+
+@pytest.mark.parametrize(
+    "sentence, method, own",
+    [
+        # the name right before the verb is the subject, not the benchmark the paper proposes
+        (
+            "We propose MINED, a benchmark. Evaluating 15 LMMs on MINED shows that "
+            "Gemini-2.5-Pro achieves the highest average accuracy of 63.07.",
+            "Gemini-2.5-Pro",
+            False,
+        ),
+        # a name in parentheses or after "of" is not the subject
+        (
+            "We propose TRAAC. TRAAC (Qwen3-4B) achieves an absolute accuracy gain of 8.4%.",
+            "TRAAC",
+            True,
+        ),
+        (
+            "We propose CoRA. Experiments show that CoRA of TSFMs surpasses forecasters, "
+            "achieving 31.1% MSE reduction.",
+            "CoRA",
+            True,
+        ),
+    ],
+)
+def test_the_subject_of_the_verb_is_whose_result_it_is(nlp, sentence, method, own):
+    (r,) = results_of(nlp, sentence)
+    assert (r["method"], r["own"]) == (method, own)
+
+
+def test_an_adjective_after_the_value_names_its_direction(nlp):
+    (r,) = results_of(
+        nlp,
+        "We propose DRank. At each compression setting, DRank achieves up to 5% higher "
+        "reasoning accuracy.",
+    )
+    assert r["kind"] == "improvement"
+
+
+def test_a_baseline_that_is_one_of_a_list_is_left_empty(nlp):
+    (r,) = results_of(
+        nlp,
+        "We propose MENTALMS. MENTALMS also surpasses Claude and ChatGPT-4o by up to 5% in "
+        "accuracy while maintaining 2x compression.",
+    )
+    assert (r["kind"], r["baseline"]) == ("improvement", None)
