@@ -647,13 +647,14 @@ def _kind(doc: Doc, value: Span, sent: Span, metric: _Mention) -> str:
         right = right[1:]  # "a 5.4% absolute improvement", ">10% relative improvements"
     if right and right[0] in _CHANGE_NOUNS:
         return _CHANGE_NOUNS[right[0]]  # "a 188% improvement", even after "a 98% reduction and"
+    before_metric = _words(doc[max(sent.start, metric.start - 3) : metric.start])
     if (
         metric.end <= value.start
         and _words(doc[metric.end : value.start]) == ["of"]
-        and metric.start > sent.start
-        and doc[metric.start - 1].lower_ in _LEVEL_ADJECTIVES
+        and not any(w in _CHANGE_NOUNS for w in before_metric)
     ):
-        return "score"  # "a higher win rate of 60.8%": the level reached, not the margin
+        # "a higher win rate of 60.8%", "improves quality with FVD of 12.65": the level reached
+        return "score"
     if right[:1] and right[0] in _DIRECTION_AFTER:
         return _DIRECTION_AFTER[right[0]]  # "up to 5% higher accuracy", after "compression ... and"
     clause = _clause_start(doc, sent, value)
@@ -1082,6 +1083,12 @@ def _others_number(
         return True
     if left[-2:] in (["compared", "with"], ["relative", "to"]):
         return True
+    wide = _words(doc[max(sent.start, value.start - 8) : value.start])
+    for i in range(len(wide) - 1):
+        if wide[i] == "compared" and wide[i + 1] in {"to", "with"}:
+            between = wide[i + 2 :]
+            if not any(w in {",", ";"} or w in _SUBJECT_VERBS or w in _IMPROVE for w in between):
+                return True  # "compared to the MIP baseline accuracy of 11%"
     if any(left[-len(b) :] == b for b in _BOUNDS):
         return True  # a bound, or a requirement: "less than 2% false positive rate"
     if left[-1:] == ["at"] or left[-2:] in (["at", "a"], ["at", "an"]):
@@ -1134,15 +1141,20 @@ def _untex(name: str) -> str:
     return re.sub(r"\\[a-zA-Z]+\{?|[{}$*]", "", name)
 
 
-def _looks_like_name(text: str) -> bool:
-    """A method's name, not a description: a capital past the first letter or a digit
-    ("FARTrack", "GPT-4o", "Exploration-Focused SFT"), or one capitalised word ("Flashback");
-    "diffusion model", "Conditional decoding" are descriptions."""
+def _looks_like_name(text: str, title_name: str | None = None) -> bool:
+    """A method's name, not a description: a capital inside a word or a digit ("FARTrack",
+    "GPT-4o", "Exploration-Focused SFT"), one capitalised word ("Flashback"), or the name the
+    title opens with ("Prover Agent: ..."); "diffusion model", "Conditional decoding",
+    "Aspect-Based Sentiment Analysis" are descriptions."""
+    if title_name is not None and text == title_name:
+        return True
     words = text.split()
+    parts = [part for w in words for part in w.split("-") if part]
+    inner_capital = any(c.isupper() for part in parts for c in part[1:]) or any(
+        part.isalpha() and part.isupper() for part in parts
+    )
     return (
-        any(c.isupper() for c in text[1:])
-        or any(c.isdigit() for c in text)
-        or (len(words) == 1 and text[:1].isupper())
+        inner_capital or any(c.isdigit() for c in text) or (len(words) == 1 and text[:1].isupper())
     )
 
 
@@ -1185,12 +1197,12 @@ def _read_value(
         return None  # "94.2% ± 1.8%": a spread, not a result
     if (
         value.end < sent.end
-        and doc[value.end].text in {"±", "-", "–", "~"}
+        and doc[value.end].text in {"±", "-", "–", "~", "to", "--"}
         and value.end + 1 < sent.end
-        and doc[value.end + 1].like_num
+        and doc[value.end + 1].text[:1].isdigit()
         and doc[value.end].text != "±"
     ):
-        return None  # a range "60-70%"
+        return None  # a range "60-70%", "1.3-1.8×", "by 80% to 95%"
     if (
         value.start >= sent.start + 2
         and doc[value.start - 1].lower_ in {"to", "-", "–"}
@@ -1246,7 +1258,8 @@ def _read_value(
             return None
         method_name, method_span, is_own = _untex(own["text"]), (own["start"], own["end"]), True
     if method_name is not None and (
-        not _looks_like_name(method_name) or _cut(doc.text, method_span)
+        not _looks_like_name(method_name, _title_name(doc.user_data.get(TITLE_KEY)))
+        or _cut(doc.text, method_span)
     ):
         # "router", "diffusion model", "test-time scaling": a component or the field, not a
         # name; "Open" of "Open-o3 Video": a cut name. The paper's own stays, nameless.

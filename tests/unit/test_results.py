@@ -496,3 +496,46 @@ def test_a_baseline_that_is_one_of_a_list_is_left_empty(nlp):
         "accuracy while maintaining 2x compression.",
     )
     assert (r["kind"], r["baseline"]) == ("improvement", None)
+
+
+def test_a_metric_of_a_value_is_a_level_unless_a_change_noun_leads(nlp):
+    kinds = {
+        t: r["kind"]
+        for t, r in _by_text(
+            nlp,
+            "We propose TivTok. TivTok improves reconstruction quality with FVD of 12.65 and "
+            "yields a relative reduction in reasoning length of 36.8%.",
+        ).items()
+    }
+    assert kinds == {"12.65": "score", "36.8%": "reduction"}
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # ranges: which end is the result?
+        "We propose FlowMM. FlowMM reduces KV cache memory by 80% to 95%.",
+        "We propose FlowMM. FlowMM reduces decoding latency by 1.3-1.8×.",
+        # a number after "compared to" and a baseline's name is the baseline's
+        "We propose ABKD. ABKD reaches higher accuracy, compared to the MIP baseline accuracy "
+        "of 11%.",
+    ],
+)
+def test_ranges_and_compared_numbers_are_not_written(nlp, sentence):
+    assert results_of(nlp, sentence) == []
+
+
+def test_a_title_case_description_is_a_name_only_when_the_title_opens_with_it(nlp):
+    from extractors import extract
+
+    abstract = (
+        "We present Infinite Sampling for grouped RL training. Building on this, Infinite "
+        "Sampling improves throughput by over 25% compared to naive sampling."
+    )
+    papers = [
+        Paper(id="t", abstract=abstract, title="Infinite Sampling: Grouped RL Training"),
+        Paper(id="u", abstract=abstract, title="Efficient and Stable Grouped RL Training"),
+    ]
+    titled, untitled = (item.results for item in extract(nlp, papers))
+    assert [(r.method, r.own) for r in titled] == [("Infinite Sampling", True)]
+    assert [(r.method, r.own) for r in untitled] == [(None, True)]
