@@ -4,10 +4,12 @@ data/results_check.
     python bench/results_precision.py                       # the committed checks
     python bench/results_precision.py --check FILE --recall FILE --predicted FILE
 
-With no ``--check``, both committed score samples are scored: ``score150`` (records of kg before
-the precision pass, rules tuned on the ``tune`` half) and ``score150b`` (a fresh sample, drawn
-after it with ``scripts/results_sample.py --seed 2 --exclude-sample 3200:0 --exclude
-data/results_check/iclr2026_submissions_recall50.jsonl``, records of the current rules).
+With no ``--check``, the three committed score samples are scored, side by side in one table:
+``score150`` (records of kg before the first precision pass), ``score150b`` (a fresh sample after
+it, ``scripts/results_sample.py --seed 2 --exclude-sample 3200:0 --exclude
+data/results_check/iclr2026_submissions_recall50.jsonl``) and ``score150c`` (after the third
+round: every record kg writes on the score-split abstracts outside the earlier checks and the
+recall list, see docs/results.md). Each sample was checked against the rules of its day.
 
 The precision file has one extracted record per line with a verdict per field: ``ok`` (filled
 and right), ``wrong`` (filled and wrong), ``missing`` (empty though the sentence states it) or
@@ -122,13 +124,35 @@ def print_precision(check: Path) -> None:
         )
 
 
+def print_table(checks: list[Path]) -> None:
+    """One row per field, one column per sample: filled / wrong / precision."""
+    scored = [(c.stem.rsplit("_", 1)[-1], precision(read_jsonl(c))) for c in checks]
+    head = "".join(f" {name + ' (' + str(p['records']) + ')':>26}" for name, p in scored)
+    print(f"{'field':<20}{head}")
+    print(f"{'':<20}" + "".join(f" {'filled/wrong/missing prec':>26}" for _ in scored))
+    for field in FIELDS:
+        cells = []
+        for _, p in scored:
+            f = p["fields"][field]
+            shown = f"{100 * f['precision']:.1f}%" if f["precision"] is not None else "-"
+            cell = f"{f['filled']}/{f['wrong']}/{f['missing']}  {shown}"
+            cells.append(f" {cell:>26}")
+        print(f"{field:<20}" + "".join(cells))
+    for key, label in (("fully_right", "fully right"), ("right_and_complete", "right, complete")):
+        cells = []
+        for _, p in scored:
+            cell = f"{p[key]} ({100 * p[key + '_share']:.1f}%)"
+            cells.append(f" {cell:>26}")
+        print(f"{label:<20}" + "".join(cells))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--check",
         type=Path,
         action="append",
-        help="A hand-check file (repeatable); default: both committed score samples.",
+        help="A hand-check file (repeatable); default: the three committed score samples.",
     )
     parser.add_argument(
         "--recall", type=Path, default=CHECKS / "iclr2026_submissions_recall50.jsonl"
@@ -152,11 +176,16 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.corpus is not None:
         extract_predictions(args.corpus, args.recall, args.predicted)
-    for check in args.check or [
+    checks = args.check or [
         CHECKS / "iclr2026_submissions_score150.jsonl",
         CHECKS / "iclr2026_submissions_score150b.jsonl",
-    ]:
+        CHECKS / "iclr2026_submissions_score150c.jsonl",
+    ]
+    for check in checks:
         print_precision(check)
+    if len(checks) > 1:
+        print()
+        print_table(checks)
     if args.recall.exists() and args.predicted.exists():
         r = recall(read_jsonl(args.recall), read_jsonl(args.predicted))
         print(

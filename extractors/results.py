@@ -31,6 +31,7 @@ from .rules import load_gazetteer
 __all__ = ["RESULTS_KEY", "ResultReader", "parse_value"]
 
 RESULTS_KEY = "kg_results"
+TITLE_KEY = "kg_title"  # extractors.pipeline.TITLE_KEY (which imports this module)
 _NUM = r"^[+]?\d+(?:\.\d+)?$"
 _FACTOR = r"^\d+(?:\.\d+)?[x×]$"
 _DECIMAL = r"^[+]?\d*\.\d+$"
@@ -283,7 +284,7 @@ class ResultReader(Stateless):
             return doc  # most abstracts state no number: nothing to read
         records = doc.user_data.get(MENTIONS_KEY, [])
         mentions = _token_mentions(doc, records)
-        own = paper_method(records)
+        own = paper_method(records, doc.user_data.get(TITLE_KEY), doc.text)
         lexicon: list[Span] | None = None
         for sent in doc.sents:
             text = sent.text
@@ -326,15 +327,43 @@ def _conjoined(doc: Doc, first: Span, second: Span) -> bool:
     )
 
 
-def paper_method(records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """The method the paper proposes: its most often named proposed METHOD mention (an acronym's
+def paper_method(
+    records: Sequence[dict[str, Any]], title: str | None = None, text: str = ""
+) -> dict[str, Any] | None:
+    """The method the paper proposes: the name its title opens with ("DONOD: Efficient ...")
+    when the abstract names it, else its most often named proposed METHOD mention (an acronym's
     short form first), as that mention's record; None when it proposes none by name."""
+    named = _title_name(title)
+    if named is not None and any(r["text"] == named and r["label"] != "METHOD" for r in records):
+        named = None  # "ArtifactsBench: ...": the title names a benchmark, not a method
+    if named is not None:
+        for r in records:
+            if r["label"] == "METHOD" and r["text"] == named:
+                return r
+        found = re.search(rf"(?<![\w-]){re.escape(named)}(?![\w-])", text)
+        if found is not None:
+            return {"label": "METHOD", "text": named, "start": found.start(), "end": found.end()}
     proposed = [r for r in records if r["label"] == "METHOD" and r.get("role") == "proposed"]
     if not proposed:
         return None
     counts = Counter(r["text"] for r in records if r["label"] == "METHOD")
     short = {r["short_form"] for r in proposed if r.get("short_form")}
     return max(proposed, key=lambda r: (r["text"] in short, counts[r["text"]], -r["start"]))
+
+
+def _title_name(title: str | None) -> str | None:
+    """The name a title opens with, before ":" ("UniMoD: ...", "LYNX - Lightweight ..."), when
+    it looks like a name (one or two words with a capital past the first letter or a digit)."""
+    if not title:
+        return None
+    head = re.split(r":|\s[-–—]\s", title, maxsplit=1)
+    if len(head) < 2:
+        return None
+    name = head[0].strip()
+    words = name.split()
+    if not 1 <= len(words) <= 2 or "$" in name or "\\" in name:
+        return None
+    return name if any(c.isupper() for c in name[1:]) or any(c.isdigit() for c in name) else None
 
 
 def _token_mentions(doc: Doc, records: Iterable[dict[str, Any]]) -> list[_Mention]:
@@ -373,15 +402,48 @@ def _article_metrics(sent: Span) -> list[Span]:
     return out
 
 
+#: What the NER may tag as a metric that is a setting or a spread: "+4% out-of-domain",
+#: "(inter-rater std = 0.12)".
+_SETTINGS = frozenset(
+    "out-of-domain in-domain zero-shot few-shot one-shot cross-domain in-distribution "
+    "out-of-distribution ood id".split()
+)
+_SPREADS = frozenset("std sd deviation variance stdev".split())
+#: Conditions a value may set, not results: "even with 50% pruning", "at 20% compression ratio".
+_CONDITIONS = frozenset(
+    {
+        "pruning",
+        "sparsity",
+        "compression",
+        "compression ratio",
+        "missing rate",
+        "missing ratio",
+        "masking ratio",
+        "noise rate",
+    }
+)
+
+
+def _is_metric_name(text: str) -> bool:
+    low = text.lower()
+    return (
+        low not in _SETTINGS
+        and low not in _CONDITIONS
+        and "=" not in low
+        and not set(low.split()) & _SPREADS
+        and not re.search(r"\d(\.\d+)?[BM]$", text)  # "exceeding CogVideoX-2B by 18.8%": a model
+    )
+
+
 def _metric_spans(mentions: list[_Mention], lexicon: list[Span]) -> list[_Mention]:
     """METRIC mentions, and gazetteer metrics that overlap no mention or are one under another
     label ("an AO of 70.6%": the NER calls AO a method)."""
-    metrics = [m for m in mentions if m.label == "METRIC"]
+    metrics = [m for m in mentions if m.label == "METRIC" and _is_metric_name(m.text)]
     for span in filter_spans(lexicon):
         same = [m for m in mentions if m.start == span.start and m.end == span.end]
         relabelled = bool(same) and same[0].label != "METRIC" and same[0].role != "proposed"
         unclaimed = not any(m.start < span.end and span.start < m.end for m in mentions)
-        if relabelled or unclaimed:
+        if (relabelled or unclaimed) and _is_metric_name(span.text):
             metrics.append(
                 _Mention(
                     "METRIC",
@@ -437,6 +499,14 @@ def _left_metric(doc: Doc, value: Span, metrics: list[_Mention], sent: Span) -> 
     return best
 
 
+def _after_value(doc: Doc, metric: _Mention, values: Sequence[Span]) -> bool:
+    """True when a metric follows another value ("0.84 rFID 82.2%"): it is that value's."""
+    return any(
+        metric.start == v.end or (metric.start == v.end + 1 and doc[v.end].lower_ == "in")
+        for v in values
+    )
+
+
 def _right_metric(doc: Doc, value: Span, metrics: list[_Mention], sent: Span) -> _Mention | None:
     """A metric starting at most three tokens after the value ("70.6% AO", "4.3% higher accuracy",
     "4.3% improvement in F1")."""
@@ -452,8 +522,8 @@ def _right_metric(doc: Doc, value: Span, metrics: list[_Mention], sent: Span) ->
 def _speed_metric(doc: Doc, value: Span, sent: Span) -> tuple[str, str] | None:
     """(metric, kind) for "2.1x faster", "2.1x speedup", "speedup of 2.1x", "reduces latency by
     40%", "40% less memory", "2x lower latency"."""
-    right = _words(doc[value.end : min(value.end + 3, sent.end)])
-    left = _words(doc[max(sent.start, value.start - 6) : value.start])
+    right = _joined(_words(doc[value.end : min(value.end + 5, sent.end)]))[:3]
+    left = _joined(_words(doc[max(sent.start, value.start - 8) : value.start]))[-6:]
     bare = list(left)
     for tail in (["up", "to"], ["over"], ["about"], ["nearly"], ["around"], ["approximately"]):
         if bare[-len(tail) :] == tail:
@@ -506,6 +576,17 @@ def _speed_metric(doc: Doc, value: Span, sent: Span) -> tuple[str, str] | None:
     return None
 
 
+def _joined(words: list[str]) -> list[str]:
+    """ "speed - up" (the tokenizer splits it) as one word "speed-up"."""
+    out: list[str] = []
+    for w in words:
+        if len(out) >= 2 and out[-1] == "-" and out[-2] == "speed" and w == "up":
+            out[-2:] = ["speed-up"]
+        else:
+            out.append(w)
+    return out
+
+
 _COST_HEADS = frozenset(
     "memory latency time hours iterations steps flops cost costs parameters compute energy "
     "tokens communication storage overhead usage footprint".split()
@@ -542,17 +623,51 @@ _CHANGE_NOUNS = {
 }
 
 
+_DIRECTION_AFTER = {
+    "higher": "improvement",
+    "better": "improvement",
+    "greater": "improvement",
+    "more": "improvement",
+    "lower": "reduction",
+    "less": "reduction",
+    "fewer": "reduction",
+    "smaller": "reduction",
+}
+_CHANGE_ADJECTIVES = frozenset("absolute relative average overall net mean".split())
+_LEVEL_ADJECTIVES = frozenset("higher better lower greater".split())
+
+
 def _kind(doc: Doc, value: Span, sent: Span, metric: _Mention) -> str:
     if value[0].text.startswith("+"):
         return "improvement"
     if metric.text.lower().split()[-1] in _REDUCE:
         return "reduction"  # "72.6% energy reduction"
-    right = _words(doc[value.end : value.end + 1])
+    right = _words(doc[value.end : value.end + 2])
+    if right[:1] and right[0] in _CHANGE_ADJECTIVES:
+        right = right[1:]  # "a 5.4% absolute improvement", ">10% relative improvements"
     if right and right[0] in _CHANGE_NOUNS:
         return _CHANGE_NOUNS[right[0]]  # "a 188% improvement", even after "a 98% reduction and"
-    lo = max(_clause_start(doc, sent, value), min(value.start, metric.start) - 12)
+    before_metric = _words(doc[max(sent.start, metric.start - 3) : metric.start])
+    if (
+        metric.end <= value.start
+        and _words(doc[metric.end : value.start]) == ["of"]
+        and not any(w in _CHANGE_NOUNS for w in before_metric)
+    ):
+        # "a higher win rate of 60.8%", "improves quality with FVD of 12.65": the level reached
+        return "score"
+    if right[:1] and right[0] in _DIRECTION_AFTER:
+        return _DIRECTION_AFTER[right[0]]  # "up to 5% higher accuracy", after "compression ... and"
+    clause = _clause_start(doc, sent, value)
+    lo = max(clause, min(value.start, metric.start) - 12)
     left = _words(doc[lo : value.start])
     by = "by" in left[-4:]
+    if by:
+        # "outperforms X on the hardest split of the benchmark by 3%": the verb may be far off
+        for w in reversed(_words(doc[clause : value.start])):
+            if w in _NEEDS_BY or w in _IMPROVE:
+                return "improvement"
+            if w in _REDUCE:
+                return "reduction"
     for i in range(len(left) - 1, -1, -1):
         w = left[i]
         if w in {
@@ -653,6 +768,8 @@ def _baseline(
     for tok in doc[lo:hi]:
         if tok.lower_ not in _BASELINE_CUES:
             continue
+        if tok.i < value.start and tok.lower_ in {"than", "vs", "vs.", "versus"}:
+            continue  # "12% higher accuracy than SFT and 3% higher recall": SFT is the 12%'s
         a, b = sorted((tok.i, value.start))
         if any(v.start >= a and v.end <= b and v.start != value.start for v in values):
             continue  # "reduces X by 38.9% while increasing Y by 4.1% over Z": Z is 4.1%'s
@@ -668,7 +785,22 @@ def _baseline(
             if m.label == "METHOD" and 0 <= m.start - tok.i - 1 <= 6 and m.end <= stop:
                 if _glued(doc, m):
                     return None
-                return m.text, (m.start_char, m.end_char)
+                between = _words(doc[tok.i + 1 : m.start])
+                if not set(between) <= _BASELINE_LEAD:
+                    return None  # "than naive reward-agnostic test-time search": cut, unsure
+                end = m.end + (
+                    1 if m.end < sent.end and doc[m.end].lower_ in _BASELINE_HEADS else 0
+                )
+                if end < sent.end and doc[end].lower_ not in _BASELINE_END:
+                    return None  # "than naive reward-agnostic test-time search": cut, unsure
+                if any(
+                    o.label == "METHOD" and 0 < o.start - end <= 2 and doc[end].text in {",", "and"}
+                    for o in mentions
+                ):
+                    return None  # "surpasses Claude and ChatGPT-4o": one of a list
+                first = tok.i + 1 + (1 if between[:1] and between[0] in {"the", "a", "an"} else 0)
+                name = doc[first:end].text if between or end > m.end else m.text
+                return name, (m.start_char, m.end_char)
         tokens: list[Token] = []
         for nxt in doc[tok.i + 1 : min(tok.i + 14, sent.end)]:
             if nxt.text in _STOP_BASELINE or nxt.like_num:
@@ -695,6 +827,14 @@ def _baseline(
     return None
 
 
+#: Words a baseline's name may follow ("than standard SFT") or end with ("LSTM baselines").
+_BASELINE_LEAD = frozenset("the a an standard vanilla naive original plain base strong".split())
+_BASELINE_END = _STOP_BASELINE | frozenset(
+    "and or . using when under without despite after to during".split()
+)
+_BASELINE_HEADS = frozenset("baseline baselines approaches methods models variants".split())
+
+
 def _glued(doc: Doc, m: _Mention) -> bool:
     """True when the mention is glued to "/" or "-" on either side: part of a longer name."""
     before = doc[m.start - 1] if m.start > 0 else None
@@ -709,7 +849,8 @@ _SUBJECT_VERBS = frozenset(
     "achieves achieved achieve attains attained reaches reached obtains obtained yields "
     "yielded scores scored improves improved outperforms outperformed surpasses surpassed "
     "reduces reduced delivers delivered sets gets runs records hits exceeds exceeded "
-    "boosts boosted lowers cuts gains is was has".split()
+    "boosts boosted lowers cuts gains is was has improve reduce outperform surpass attain "
+    "reach obtain yield deliver provides provide".split()
 )
 _OUR_HEADS = frozenset(
     "method model approach framework system algorithm technique agent pipeline architecture "
@@ -718,14 +859,22 @@ _OUR_HEADS = frozenset(
 
 
 _COMPARED = frozenset("than vs vs. versus against unlike over".split())
+#: Before a method, words that make it a host or a tool, not the subject ("Integrated into
+#: FlashInfer, SparCas ...", "built on LLaMA", "with GPT-4o as the judge").
+_HOSTED = frozenset("into with using via upon on in to within atop from".split())
 
 
-def _compared_with(doc: Doc, m: _Mention, lo: int) -> bool:
+def _compared_with(doc: Doc, m: _Mention, lo: int, own_name: str | None = None) -> bool:
     """True when the mention is what something is compared with ("Compared to LLaVA-OV-7B, it
-    reduces ..."; "than GPTQ"): then it is not whose the value is."""
+    reduces ..."; "than GPTQ") or what it is built into ("Integrated into FlashInfer, ..."):
+    then it is not whose the value is."""
     left = _words(doc[max(lo, m.start - 4) : m.start])
+    while left and left[-1] in {"the", "a", "an"}:
+        left = left[:-1]
     if left[-1:] and left[-1] in _COMPARED:
         return True
+    if left[-1:] and left[-1] in _HOSTED and m.role != "proposed" and m.text != own_name:
+        return True  # "Integrated into FlashInfer, ..."; "Combined with MED" stays MED's
     text = " ".join(left)
     return any(
         cue in text for cue in ("compared to", "compared with", "relative to", "in contrast to")
@@ -766,15 +915,25 @@ def _method(
         if m.label == "METHOD"
         and m.start >= lo
         and m.end <= value.start
-        and not _compared_with(doc, m, lo)
+        and not _compared_with(doc, m, lo, own_name)
     ]
     first = methods_before[0] if methods_before else None
-    if first is not None and first.start <= lo + 2:
+    if first is not None and (first.start <= lo + 2 or doc[first.start - 1].text == ","):
         follows = _words(doc[first.end : min(first.end + 3, value.start)])
         if any(w in _SUBJECT_VERBS for w in follows):
             if own_name is not None and first.text == own_name:
                 return own_name, own_span, True
             return first.text, (first.start_char, first.end_char), first.role == "proposed"
+    subjects = [m for m in methods_before if _is_subject(doc, m, value.start)]
+    if subjects:
+        # "Evaluating 15 LMMs on MINED shows that Gemini-2.5-Pro achieves ... 63.07": the name
+        # right before the verb is the subject, not the benchmark the paper proposes
+        m = subjects[-1]
+        if own_name is not None and m.text == own_name:
+            return own_name, own_span, True
+        if {"our", "proposed"} & set(_words(doc[max(lo, m.start - 4) : m.start])):
+            return own_name, own_span, True  # "our proposed MoE framework improves ..."
+        return m.text, (m.start_char, m.end_char), m.role == "proposed"
     proposed = [m for m in methods_before if m.role == "proposed" or m.text == own_name]
     if proposed:
         m = proposed[0]
@@ -783,6 +942,12 @@ def _method(
         t.lower_ == "our" and t.i + 1 < value.start and doc[t.i + 1].lower_ in _OUR_HEADS
         for t in clause
     )
+    opening = _words(clause[:6])
+    if _generic_subject(opening):
+        return None  # "Models achieve F1 scores of 0.9", "while all methods achieve near 100%"
+    if _own_subject(opening):
+        # "Our method outperforms the strongest baseline by 3%": the others are its object
+        return own_name, own_span, True
     if words & _OTHERS:
         return None
     if our_method or words & {"we", "ours", "proposed", "it"}:
@@ -792,6 +957,62 @@ def _method(
     if words & _EVIDENCE:
         return own_name, own_span, True
     return None
+
+
+_ADVERBS = frozenset("also can could further still consistently significantly even".split())
+
+
+def _is_subject(doc: Doc, m: _Mention, stop: int) -> bool:
+    """True when the name is directly followed by a result verb ("Gemini-2.5-Pro achieves",
+    "GBV can improve"), and is not in parentheses ("TRAAC (Qwen3-4B) achieves") nor a
+    modifier ("CoRA of TSFMs surpasses")."""
+    if m.start > 0 and doc[m.start - 1].lower_ in {"(", "of", "from"}:
+        return False
+    appositive = m.start > 0 and doc[m.start - 1].text == ","
+    for tok in doc[m.end : min(m.end + 3, stop)]:
+        if tok.lower_ in _SUBJECT_VERBS:
+            return True
+        if tok.text == "," and appositive:
+            continue  # "the strongest baseline, Claude-opus-4, achieves"
+        if tok.lower_ not in _ADVERBS and not tok.lower_.endswith("ly"):
+            return False
+    return False
+
+
+_GENERIC_PLURALS = frozenset(
+    "models methods approaches systems llms mllms vlms agents baselines humans annotators "
+    "detectors classifiers solvers algorithms techniques".split()
+)
+_SKIP_OPENING = frozenset(
+    ", notably moreover furthermore additionally overall also finally".split()
+)
+
+
+def _opening(words: list[str]) -> list[str]:
+    while words and words[0] in _SKIP_OPENING:
+        words = words[1:]
+    return words
+
+
+def _generic_subject(words: list[str]) -> bool:
+    """True when the clause opens with others in general: "Models achieve ...", "all methods"."""
+    words = _opening(words)
+    if words[:1] and words[0] in {"all", "most", "many", "some", "current", "existing"}:
+        words = words[1:]
+    return bool(words[:1]) and words[0] in _GENERIC_PLURALS
+
+
+def _own_subject(words: list[str]) -> bool:
+    """True when the clause opens with the paper as subject and a result verb: "Our method
+    outperforms ...", "We improve ...", "It achieves ..."."""
+    words = _opening(words)
+    if words[:1] == ["our"] and len(words) > 2 and words[1] in _OUR_HEADS:
+        verb = words[2]
+    elif words[:1] and words[0] in {"we", "it"} and len(words) > 1:
+        verb = words[1]
+    else:
+        return False
+    return verb in _SUBJECT_VERBS or verb in _IMPROVE or verb in _NEEDS_BY or verb in _REDUCE
 
 
 def _qualifier(doc: Doc, value: Span, metric: _Mention | None) -> str | None:
@@ -810,6 +1031,24 @@ def _qualifier(doc: Doc, value: Span, metric: _Mention | None) -> str | None:
     return "average" if right.startswith("on average") else None
 
 
+def _listed(doc: Doc, dataset: _Mention, mentions: list[_Mention]) -> bool:
+    """True when the data set heads or ends a list of data sets ("MATH500, GSM8K, and AIME",
+    "ModelNet40 and ModelNet10"): which value is whose is not said."""
+    joiners = {",", "and", "/", "&", "or"}
+    for m in mentions:
+        if m.label != "DATASET" or m is dataset:
+            continue
+        if 0 < m.start - dataset.end <= 3:
+            gap = _words(doc[dataset.end : m.start])
+        elif 0 < dataset.start - m.end <= 3:
+            gap = _words(doc[m.end : dataset.start])
+        else:
+            continue
+        if set(gap) <= joiners:
+            return True
+    return False
+
+
 #: Names a DATASET mention may carry that are models or hardware ("LLaMA2-13B", "FPGA").
 _NOT_DATA = re.compile(
     r"(^(llama|gpt|qwen|mistral|mixtral|gemma|opt|bert|t5|claude|gemini|deepseek|phi)(?![a-z])"
@@ -817,7 +1056,20 @@ _NOT_DATA = re.compile(
     re.IGNORECASE,
 )
 _VERSUS = frozenset("vs vs. versus against".split())
-_BOUNDS = (["less", "than"], ["fewer", "than"], ["lower", "than"], ["below"], ["under"])
+#: Before parentheses, words that make what is in them another method's ("including X (18%)").
+_PAREN_CUES = frozenset("than over including such vs vs. versus compared unlike beating".split())
+_BOUNDS = (
+    ["less", "than"],
+    ["fewer", "than"],
+    ["lower", "than"],
+    ["below"],
+    ["under"],
+    ["within"],
+    ["at", "most"],
+    ["<"],
+    ["≤"],
+    ["<="],
+)
 
 
 def _others_number(
@@ -831,10 +1083,22 @@ def _others_number(
         return True
     if left[-2:] in (["compared", "with"], ["relative", "to"]):
         return True
+    wide = _words(doc[max(sent.start, value.start - 8) : value.start])
+    for i in range(len(wide) - 1):
+        if wide[i] == "compared" and wide[i + 1] in {"to", "with"}:
+            between = wide[i + 2 :]
+            if not any(w in {",", ";"} or w in _SUBJECT_VERBS or w in _IMPROVE for w in between):
+                return True  # "compared to the MIP baseline accuracy of 11%"
     if any(left[-len(b) :] == b for b in _BOUNDS):
         return True  # a bound, or a requirement: "less than 2% false positive rate"
+    if left[-1:] == ["at"] or left[-2:] in (["at", "a"], ["at", "an"]):
+        return True  # a condition: "56.2% detection rate at a 1% false positive rate"
     own_text = own["text"] if own else None
     others = [m for m in mentions if m.label == "METHOD" and m.text != own_text]
+    if left[-1:] and left[-1] in {"'s", "’s"} and value.start >= sent.start + 2:
+        # "compared to GPT-5's 37.7%": a possessive names whose number it is
+        if own_text is None or doc[value.start - 2].text != own_text:
+            return True
     after = _words(doc[value.end : min(value.end + 2, sent.end)])
     if after[:1] and after[0] in {"for", "by", "of", "from"}:
         for m in others:
@@ -845,16 +1109,68 @@ def _others_number(
         tok = doc[i]
         if tok.text == ")":
             break
-        if tok.text == "(":
+        if tok.text == "(" or ("(" in tok.text and not tok.text.startswith("(")):
             inside = _words(doc[i + 1 : value.start])
             if any(w in _VERSUS for w in inside):
                 return True
-            return any(m.end in (i, i - 1) for m in others)
+            if any(m.end in (i, i - 1) for m in others) or tok.text != "(":
+                return True  # "SecAlign (56.4% ...)", "by smolagents(20.3% ...)"
+            # "outperforms baselines including GPT-4o (18.6% ...)": a compared method's number
+            before = _words(doc[_clause_start(doc, sent, value) : i])
+            name = doc[i - 1].text if i > sent.start else ""
+            return name != own_text and any(
+                w in _PAREN_CUES or w.startswith(("outperform", "surpass")) for w in before
+            )
     return False
 
 
+_RISE = frozenset("increase increases increased increasing higher rise rises more".split())
+
+
+def _worse(doc: Doc, value: Span, metric: _Mention) -> bool:
+    """True when an error-like metric is said to rise ("perplexity increase of 0.9")."""
+    from kg.results import lower_is_better  # kg.results imports extractors' siblings
+
+    if not lower_is_better(metric.text):
+        return False
+    lo, hi = min(value.start, metric.start), max(value.end, metric.end)
+    return any(w in _RISE for w in _words(doc[max(0, lo - 2) : hi + 1]))
+
+
 def _untex(name: str) -> str:
-    return re.sub(r"\\[a-zA-Z]+\{?|[{}$]", "", name)
+    return re.sub(r"\\[a-zA-Z]+\{?|[{}$*]", "", name)
+
+
+def _looks_like_name(text: str, title_name: str | None = None) -> bool:
+    """A method's name, not a description: a capital inside a word or a digit ("FARTrack",
+    "GPT-4o", "Exploration-Focused SFT"), one capitalised word ("Flashback"), or the name the
+    title opens with ("Prover Agent: ..."); "diffusion model", "Conditional decoding",
+    "Aspect-Based Sentiment Analysis" are descriptions."""
+    if title_name is not None and text == title_name:
+        return True
+    words = text.split()
+    parts = [part for w in words for part in w.split("-") if part]
+    inner_capital = any(c.isupper() for part in parts for c in part[1:]) or any(
+        part.isalpha() and part.isupper() for part in parts
+    )
+    return (
+        inner_capital or any(c.isdigit() for c in text) or (len(words) == 1 and text[:1].isupper())
+    )
+
+
+def _cut(text: str, span: tuple[int, int] | None) -> bool:
+    """True when the name's span is glued to more of a word ("Open" of "Open-o3 Video")."""
+    if span is None:
+        return False
+    start, end = span
+    after = text[end : end + 2]
+    before = text[max(0, start - 1) : start]
+    return (
+        (after[:1].isalnum())
+        or (after[:1] in {"-", "/"} and after[1:2].isalnum())
+        or before.isalnum()
+        or (before == "-" and start >= 2 and text[start - 2].isalnum())
+    )
 
 
 def _read_value(
@@ -877,14 +1193,16 @@ def _read_value(
         return None
     if value.start > sent.start and doc[value.start - 1].lower_ == "from":
         return None  # "from 60.1% to 70.2%": the first is the starting point
+    if value.start > sent.start and doc[value.start - 1].text in {"±", "+/-", "+-"}:
+        return None  # "94.2% ± 1.8%": a spread, not a result
     if (
         value.end < sent.end
-        and doc[value.end].text in {"±", "-", "–", "~"}
+        and doc[value.end].text in {"±", "-", "–", "~", "to", "--"}
         and value.end + 1 < sent.end
-        and doc[value.end + 1].like_num
+        and doc[value.end + 1].text[:1].isdigit()
         and doc[value.end].text != "±"
     ):
-        return None  # a range "60-70%"
+        return None  # a range "60-70%", "1.3-1.8×", "by 80% to 95%"
     if (
         value.start >= sent.start + 2
         and doc[value.start - 1].lower_ in {"to", "-", "–"}
@@ -916,7 +1234,7 @@ def _read_value(
         if value.label_ == "FACTOR":
             return None  # "3x" of what, unsure
         metric_m = _right_metric(doc, value, metrics, sent) or _left_metric(
-            doc, value, metrics, sent
+            doc, value, [m for m in metrics if not _after_value(doc, m, values)], sent
         )
         if metric_m is None:
             return None
@@ -928,16 +1246,29 @@ def _read_value(
         near = _words(doc[max(sent.start, value.start - 4) : value.start])
         if kind == "score" and "by" in near:
             return None  # "outperforms X by an average of 3.1% AUC": a change, kind unsure
+    if kind == "improvement" and metric_m is not None and _worse(doc, value, metric_m):
+        return None  # "a perplexity increase of 0.9": a loss read as a gain
     method = _method(doc, sent, value, mentions, own)
     if method is None:
         return None
     method_name, method_span, is_own = method
-    if method_name is not None and re.search(r"[\\{}$]", method_name):
+    if method_name is not None and re.search(r"[\\{}$*]", method_name):
         # "\textbf{SemiHVision": LaTeX debris; the paper's own when it is its name, else unsure
         if own is None or _untex(method_name) != _untex(own["text"]):
             return None
-        method_name, method_span, is_own = own["text"], (own["start"], own["end"]), True
+        method_name, method_span, is_own = _untex(own["text"]), (own["start"], own["end"]), True
+    if method_name is not None and (
+        not _looks_like_name(method_name, _title_name(doc.user_data.get(TITLE_KEY)))
+        or _cut(doc.text, method_span)
+    ):
+        # "router", "diffusion model", "test-time scaling": a component or the field, not a
+        # name; "Open" of "Open-o3 Video": a cut name. The paper's own stays, nameless.
+        if not is_own:
+            return None
+        method_name, method_span = None, None
     dataset = _dataset(doc, sent, value, anchor, values, mentions)
+    if dataset is not None and _listed(doc, dataset, mentions):
+        dataset = None  # "Experiments on MATH500, GSM8K, ...": the value is not MATH500's alone
     if dataset is not None and _NOT_DATA.search(dataset.text):
         dataset = None  # "on LLaMA2-13B", "on FPGA": a model or hardware, not a data set
     task = _task(doc, anchor, mentions, len(values) == 1)

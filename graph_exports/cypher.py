@@ -179,6 +179,9 @@ RETURN collect(DISTINCT target) AS targets"""
 #: ``support`` = distinct papers linked to the entity, ``mention_count`` = their mentions of it,
 #: ``name`` = the name most of those papers' graphs gave it (``entity_name`` on each paper's
 #: relationship), ties broken by string order: a rule of the database's papers, not of push order.
+#: ``first_year``, ``papers_by_year`` (the JSON ``{"2019": 3, ...}`` kg.trends writes) and
+#: ``mean_year`` are counted the same way, over the database's dated papers, so two corpora pushed
+#: one after the other give what one build of both would (none when no paper is dated).
 RECOMPUTE_ENTITY_SUPPORT = f"""\
 UNWIND $ids AS id
 MATCH (e:{ENTITY_LABEL} {{id: id}})
@@ -192,7 +195,25 @@ CALL (e) {{
     LIMIT 1
     RETURN collect(name) AS best
 }}
-SET e.support = support, e.mention_count = mentions, e.name = coalesce(head(best), e.name)"""
+CALL (e) {{
+    MATCH (p:Paper)-[:{"|".join(PAPER_RELATION_TYPES)}]->(e)
+    WHERE p.year IS NOT NULL
+    WITH DISTINCT p, toInteger(p.year) AS year
+    WHERE year IS NOT NULL
+    WITH year, count(p) AS papers
+    ORDER BY year
+    RETURN collect({{year: year, papers: papers}}) AS years
+}}
+WITH e, support, mentions, best, years,
+     reduce(n = 0, y IN years | n + y.papers) AS dated,
+     reduce(t = 0, y IN years | t + y.year * y.papers) AS year_sum
+SET e.support = support, e.mention_count = mentions, e.name = coalesce(head(best), e.name),
+    e.first_year = CASE WHEN dated = 0 THEN null ELSE years[0].year END,
+    e.papers_by_year = CASE WHEN dated = 0 THEN null ELSE '{{' + reduce(
+        text = '', i IN range(0, size(years) - 1) |
+        text + CASE WHEN i = 0 THEN '' ELSE ', ' END
+        + '"' + toString(years[i].year) + '": ' + toString(years[i].papers)) + '}}' END,
+    e.mean_year = CASE WHEN dated = 0 THEN null ELSE round(toFloat(year_sum) / dated, 2) END"""
 
 #: Entities among ``$ids`` that no paper supports any more are deleted with their relationships.
 DELETE_ORPHAN_ENTITIES = f"""\

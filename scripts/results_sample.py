@@ -8,7 +8,9 @@ rules were written against, ``score`` papers the ones precision and recall are m
 
 ``--exclude-sample N:SEED`` (repeatable) leaves out the papers an earlier draw of the same split
 took, so a fresh sample is scored on abstracts nobody has looked at; ``--exclude FILE`` leaves
-out the ``id``/``paper_id`` of a JSON lines file (a hand-check file).
+out the ``id``/``paper_id`` of a JSON lines file (a hand-check file). ``N:SEED`` replays a draw
+over the whole split, without the exclusions that draw itself had: to leave out a sample drawn
+with exclusions, ``--exclude`` its hand-check file (or the sample's own output) instead.
 """
 
 from __future__ import annotations

@@ -291,3 +291,251 @@ def test_kg_results_prints_the_leaderboard_and_refuses_a_bad_kind(graph, tmp_pat
         and "--kind 'best' is not one of" in bad.stderr
         and "Traceback" not in bad.stderr
     )
+
+
+def _by_text(nlp, text: str) -> dict[str, dict]:
+    return {r["text"]: r for r in results_of(nlp, text)}
+
+
+@pytest.mark.parametrize(
+    "sentence, kinds",
+    [
+        # "speed-up" is three tokens; an adjective before the change noun
+        ("We propose VeloNet. VeloNet achieves a 28% speed-up on GSM8K.", {"28%": "speedup"}),
+        (
+            "We propose VeloNet. VeloNet achieves a 5.4% absolute improvement in accuracy and "
+            ">10% relative improvements in recall.",
+            {"5.4%": "improvement", "10%": "improvement"},
+        ),
+        # "a higher X of N" is the level reached, not a margin
+        ("We propose VeloNet. VeloNet achieves a higher win rate of 60.8%.", {"60.8%": "score"}),
+        # the comparison's verb is far from "by"; the later values share it
+        (
+            "We propose VeloNet. Our method outperforms the strongest baseline by 3% in "
+            "accuracy, 2.9% in F1 score and 4.1% in recall.",
+            {"3%": "improvement", "2.9%": "improvement", "4.1%": "improvement"},
+        ),
+    ],
+)
+def test_the_kind_of_a_comparison(nlp, sentence, kinds):
+    assert {t: r["kind"] for t, r in _by_text(nlp, sentence).items()} == kinds
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "We propose VeloNet. VeloNet achieves 94.2% ± 1.8% top-1 accuracy.",  # a spread
+        "We propose VeloNet. Our method finds designs within 1% relative error of the target.",
+        "We propose VeloNet. VeloNet achieves a higher win rate, compared to GPT-5's 37.7%.",
+        "We propose VeloNet. While all methods achieve near 100% accuracy, VeloNet is faster.",
+        "We propose VeloNet. Models achieve F1 scores of 0.9 when using full commits.",
+        "We propose VeloNet. VeloNet outperforms strong baselines including GPT-4o (18.6% "
+        "accuracy).",
+        "We propose VeloNet. VeloNet beats Open Deep Research by smolagents(20.3% accuracy and "
+        "25.1% recall).",
+        # an error-like metric that rises is a loss, not a gain
+        "We propose VeloNet. It yields a perplexity increase of 0.9.",
+        # a setting and a spread the NER may tag as metrics
+        "We propose VeloNet. VeloNet achieves gains of +4.1% out-of-domain.",
+        "We propose VeloNet. Raters agree closely (average inter-rater std = 0.12).",
+    ],
+)
+def test_spreads_bounds_others_and_losses_are_not_written(nlp, sentence):
+    assert results_of(nlp, sentence) == []
+
+
+def test_a_metric_right_after_one_value_is_not_the_next_ones(nlp):
+    found = _by_text(nlp, "We propose VeloNet. VeloNet reaches 0.84 rFID, 82.2% on ImageNet.")
+    assert list(found) == ["0.84"] and found["0.84"]["metric"] == "rFID"
+
+
+def test_a_value_is_not_tied_to_one_data_set_of_a_list(nlp):
+    (r,) = results_of(
+        nlp,
+        "We propose VeloNet. Experiments on MATH500, GSM8K, and AIME show that VeloNet "
+        "improves accuracy by 3.6%.",
+    )
+    assert (r["value"], r["dataset"]) == (3.6, None)
+    found = _by_text(
+        nlp,
+        "We propose VeloNet. VeloNet achieves 99.05% and 99.52% accuracy on ModelNet40 and "
+        "ModelNet10.",
+    )
+    assert all(r["dataset"] is None for r in found.values())
+
+
+@pytest.mark.parametrize(
+    "sentence, method, own",
+    [
+        # a host is not the subject; the paper's own method named as a host is still its own
+        (
+            "We propose VeloNet. Integrated into FlashInfer, VeloNet achieves a 2.1x speedup.",
+            "VeloNet",
+            True,
+        ),
+        (
+            "We propose MED, an early-exit decoder. Combined with MED, this leads to a 69% "
+            "speed-up on GSM8K.",
+            "MED",
+            True,
+        ),
+        # "can improve": a modal before the verb still makes the name the subject
+        (
+            "We propose VeloNet. Empirically, GBV can improve block efficiency by over 30%.",
+            "GBV",
+            False,
+        ),
+        # a description is not a name: the paper's own, nameless
+        (
+            "We propose a contrastive routing module for mixture-of-experts models. Experiments "
+            "show the contrastive routing module achieves 80.1% accuracy on MMLU.",
+            None,
+            True,
+        ),
+    ],
+)
+def test_whose_method_a_value_is(nlp, sentence, method, own):
+    (r,) = results_of(nlp, sentence)
+    assert (r["method"], r["own"]) == (method, own)
+
+
+def test_the_title_names_the_papers_method(nlp):
+    from extractors import extract
+
+    abstract = (
+        "We present a data selection method built on two metrics, Delta of Norm (DON) and Norm "
+        "of Delta (NOD). DONOD keeps the useful examples. By filtering out 70% of the data, we "
+        "improve target-domain accuracy by 14.90%."
+    )
+    papers = [
+        Paper(id="t", abstract=abstract, title="DONOD: Efficient Instruction Tuning"),
+        Paper(id="u", abstract=abstract, title="Efficient Instruction Tuning"),
+    ]
+    titled, untitled = (item.results for item in extract(nlp, papers))
+    assert [(r.method, r.own) for r in titled] == [("DONOD", True)]
+    assert [r.method for r in untitled] != ["DON"]  # never the component's acronym
+
+
+def test_baselines_keep_their_lead_words_and_heads(nlp):
+    found = _by_text(
+        nlp,
+        "We propose VeloNet. VeloNet attains up to 12% higher accuracy than standard SFT and 3% "
+        "higher recall than naive reward-agnostic test-time search baselines.",
+    )
+    assert found["12%"]["baseline"] == "standard SFT" and found["3%"]["baseline"] is None
+    (r,) = results_of(
+        nlp, "We propose VeloNet. VeloNet improves accuracy by 4% over LSTM baselines."
+    )
+    assert r["baseline"] == "LSTM baselines"
+
+
+@pytest.mark.parametrize(
+    "sentence, kept",
+    [
+        # a condition the value is reached under is not a result
+        (
+            "We propose AuditX. Our auditing agent achieves a 56.2% detection rate at a 1% "
+            "false positive rate.",
+            ["56.2%"],
+        ),
+        ("We propose HARA. HARA has negligible impact (e.g., <0.1% accuracy change).", []),
+        ("We propose KVPrune. KVPrune keeps strong performance even with 50% pruning.", []),
+        # a model's name tagged as a metric
+        (
+            "We propose NoisEasier. NoisEasier achieves win rates exceeding CogVideoX-2B by 18.8%.",
+            [],
+        ),
+    ],
+)
+def test_conditions_bounds_and_names_are_not_results(nlp, sentence, kept):
+    assert [r["text"] for r in results_of(nlp, sentence)] == kept
+
+
+@pytest.mark.parametrize(
+    "sentence, method, own",
+    [
+        # the name right before the verb is the subject, not the benchmark the paper proposes
+        (
+            "We propose MINED, a benchmark. Evaluating 15 LMMs on MINED shows that "
+            "Gemini-2.5-Pro achieves the highest average accuracy of 63.07.",
+            "Gemini-2.5-Pro",
+            False,
+        ),
+        # a name in parentheses or after "of" is not the subject
+        (
+            "We propose TRAAC. TRAAC (Qwen3-4B) achieves an absolute accuracy gain of 8.4%.",
+            "TRAAC",
+            True,
+        ),
+        (
+            "We propose CoRA. Experiments show that CoRA of TSFMs surpasses forecasters, "
+            "achieving 31.1% MSE reduction.",
+            "CoRA",
+            True,
+        ),
+    ],
+)
+def test_the_subject_of_the_verb_is_whose_result_it_is(nlp, sentence, method, own):
+    (r,) = results_of(nlp, sentence)
+    assert (r["method"], r["own"]) == (method, own)
+
+
+def test_an_adjective_after_the_value_names_its_direction(nlp):
+    (r,) = results_of(
+        nlp,
+        "We propose DRank. At each compression setting, DRank achieves up to 5% higher "
+        "reasoning accuracy.",
+    )
+    assert r["kind"] == "improvement"
+
+
+def test_a_baseline_that_is_one_of_a_list_is_left_empty(nlp):
+    (r,) = results_of(
+        nlp,
+        "We propose MENTALMS. MENTALMS also surpasses Claude and ChatGPT-4o by up to 5% in "
+        "accuracy while maintaining 2x compression.",
+    )
+    assert (r["kind"], r["baseline"]) == ("improvement", None)
+
+
+def test_a_metric_of_a_value_is_a_level_unless_a_change_noun_leads(nlp):
+    kinds = {
+        t: r["kind"]
+        for t, r in _by_text(
+            nlp,
+            "We propose TivTok. TivTok improves reconstruction quality with FVD of 12.65 and "
+            "yields a relative reduction in reasoning length of 36.8%.",
+        ).items()
+    }
+    assert kinds == {"12.65": "score", "36.8%": "reduction"}
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # ranges: which end is the result?
+        "We propose FlowMM. FlowMM reduces KV cache memory by 80% to 95%.",
+        "We propose FlowMM. FlowMM reduces decoding latency by 1.3-1.8×.",
+        # a number after "compared to" and a baseline's name is the baseline's
+        "We propose ABKD. ABKD reaches higher accuracy, compared to the MIP baseline accuracy "
+        "of 11%.",
+    ],
+)
+def test_ranges_and_compared_numbers_are_not_written(nlp, sentence):
+    assert results_of(nlp, sentence) == []
+
+
+def test_a_title_case_description_is_a_name_only_when_the_title_opens_with_it(nlp):
+    from extractors import extract
+
+    abstract = (
+        "We present Infinite Sampling for grouped RL training. Building on this, Infinite "
+        "Sampling improves throughput by over 25% compared to naive sampling."
+    )
+    papers = [
+        Paper(id="t", abstract=abstract, title="Infinite Sampling: Grouped RL Training"),
+        Paper(id="u", abstract=abstract, title="Efficient and Stable Grouped RL Training"),
+    ]
+    titled, untitled = (item.results for item in extract(nlp, papers))
+    assert [(r.method, r.own) for r in titled] == [("Infinite Sampling", True)]
+    assert [(r.method, r.own) for r in untitled] == [(None, True)]
