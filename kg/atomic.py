@@ -29,7 +29,8 @@ from .errors import ExportError
 
 __all__ = ["AtomicFiles", "atomic_open", "write_text"]
 
-_TEMP_PREFIX = ".kg-tmp-"
+#: Every temporary file kg writes beside a target starts so (``.kg-tmp-graph.json.x1y2``).
+TEMP_PREFIX = ".kg-tmp-"
 
 
 def _umask() -> int:
@@ -64,16 +65,13 @@ class AtomicFiles:
         """A handle on a temporary file beside ``path`` that becomes ``path`` at :meth:`commit`."""
         path = Path(path)
         binary = "b" in mode
+        temp_path = self.reserve(path)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(dir=path.parent, prefix=_TEMP_PREFIX + path.name + ".")
-        except OSError as exc:
-            raise ExportError(f"{path}: cannot write ({_problem(exc)})") from exc
-        temp_path = Path(temp)
-        self._staged.append((temp_path, path))
-        try:
-            with os.fdopen(
-                fd, mode, encoding=None if binary else encoding, newline=None if binary else newline
+            with open(
+                temp_path,
+                mode,
+                encoding=None if binary else encoding,
+                newline=None if binary else newline,
             ) as handle:
                 yield handle
                 handle.flush()
@@ -89,7 +87,7 @@ class AtomicFiles:
         path = Path(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(dir=path.parent, prefix=_TEMP_PREFIX + path.name + ".")
+            fd, temp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX + path.name + ".")
             os.close(fd)
         except OSError as exc:
             raise ExportError(f"{path}: cannot write ({_problem(exc)})") from exc

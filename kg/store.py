@@ -25,6 +25,7 @@ from spacy.language import Language
 from extractors.parallel import ExtractionRecords, from_records, to_records
 from extractors.pipeline import Extraction
 
+from .atomic import TEMP_PREFIX
 from .errors import KgError
 from .model import Paper
 
@@ -134,9 +135,14 @@ def _line(item: Extraction) -> str:
     return json.dumps(row, ensure_ascii=False) + "\n"
 
 
+def _header(fingerprint: dict[str, Any]) -> str:
+    """The store's first line: its version and the pipeline that extracted it."""
+    return json.dumps({"kg_extractions": STORE_VERSION, "pipeline": fingerprint}) + "\n"
+
+
 def write_store(handle: IO[str], items: Iterable[Extraction], fingerprint: dict[str, Any]) -> int:
     """Write the store to an open text file; returns the number of papers written."""
-    handle.write(json.dumps({"kg_extractions": STORE_VERSION, "pipeline": fingerprint}) + "\n")
+    handle.write(_header(fingerprint))
     count = 0
     for item in items:
         handle.write(_line(item))
@@ -162,16 +168,14 @@ class StoreSpool:
         """``earlier``, ``lines``: a store of the same pipeline and where each of its papers'
         lines is, by (paper id, content key); those papers' lines are copied from it as they are
         rather than encoded again (an update re-writes the whole store)."""
-        fd, name = tempfile.mkstemp(prefix=".kg-tmp-" + STORE_FILE + ".", dir=folder)
+        fd, name = tempfile.mkstemp(prefix=TEMP_PREFIX + STORE_FILE + ".", dir=folder)
         self.path = Path(name)
         self.count = 0
         self._handle: IO[bytes] | None = os.fdopen(fd, "wb")
         self._cleanup = weakref.finalize(self, _remove, self.path, self._handle)
         self._lines = lines or {}
         self._earlier = earlier.open("rb") if earlier is not None and self._lines else None
-        self._handle.write(
-            (json.dumps({"kg_extractions": STORE_VERSION, "pipeline": fingerprint}) + "\n").encode()
-        )
+        self._handle.write(_header(fingerprint).encode())
 
     def add(self, item: Extraction) -> None:
         if self._handle is None:
