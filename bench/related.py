@@ -35,6 +35,10 @@ def main() -> None:
     parser.add_argument(
         "--variants", action="store_true", help="also score RELATED_TO built from less"
     )
+    parser.add_argument(
+        "--max-postings",
+        help="also recompute RELATED_TO with these candidate caps (comma-separated), timed",
+    )
     args = parser.parse_args()
 
     with open(args.corpus, encoding="utf-8") as handle:
@@ -96,6 +100,25 @@ def main() -> None:
             ("kg + abstract words", recomputed(terms=True, title=False)),
             ("kg + title, abstract", recomputed(terms=True, title=True)),
         ]
+
+    if args.max_postings:
+        from kg.graph import related_edges
+
+        for cap in (int(c) for c in args.max_postings.split(",")):
+            g = graph.nx.copy()
+            g.remove_edges_from(
+                [(u, v, key) for u, v, key in g.edges(keys=True) if key == "RELATED_TO"]
+            )
+            start = time.perf_counter()
+            edges = related_edges(g, max_postings=cap)
+            took = time.perf_counter() - start
+            for a, b, weight, shared, shared_terms in edges:
+                g.add_edge(
+                    a, b, key="RELATED_TO", weight=weight, shared=shared, shared_terms=shared_terms
+                )
+            variants.append(
+                (f"max_postings {cap} ({took:.1f} s)", neighbours_of(KnowledgeGraph(g)))
+            )
 
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.neighbors import NearestNeighbors

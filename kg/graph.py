@@ -221,12 +221,13 @@ def paper_terms(attrs: dict[str, Any]) -> Counter[str]:
     """
     from spacy.lang.en.stop_words import STOP_WORDS
 
-    terms: Counter[str] = Counter()
     keywords = [str(k) for k in attrs.get("keywords") or []]
-    for text in (attrs.get("title") or "", attrs.get("abstract") or "", *keywords):
-        terms.update(
-            w for w in _TERM.findall(text.lower()) if w not in STOP_WORDS and not w.isdigit()
-        )
+    # one pass over all the text (a newline joins no two words), then the stop words out of the
+    # distinct words only
+    text = "\n".join((attrs.get("title") or "", attrs.get("abstract") or "", *keywords))
+    terms = Counter(_TERM.findall(text.lower()))
+    for word in [w for w in terms if w in STOP_WORDS or w.isdigit()]:
+        del terms[word]
     for keyword in keywords:
         key = " ".join(_TERM.findall(keyword.lower()))
         if " " in key:
@@ -238,7 +239,7 @@ def related_edges(
     G: nx.MultiDiGraph,
     *,
     k: int = 10,
-    max_postings: int = 2000,
+    max_postings: int = 500,
     min_df: int = 2,
     terms: bool = True,
 ) -> list[tuple[str, str, float, list[str], list[str]]]:
@@ -250,7 +251,7 @@ def iter_related_edges(
     G: nx.MultiDiGraph,
     *,
     k: int = 10,
-    max_postings: int = 2000,
+    max_postings: int = 500,
     min_df: int = 2,
     terms: bool = True,
 ) -> Iterator[tuple[str, str, float, list[str], list[str]]]:
@@ -279,20 +280,22 @@ def iter_related_edges(
     n_papers = len(papers)
     if n_papers < 2 or k < 1:
         return
-    # features are numbered as first met; the vectors go straight into the matrix's arrays
-    vocabulary: dict[Any, int] = {}
+    # features are numbered as first met; the vectors go straight into the matrix's arrays. A
+    # feature is an entity id ("method:lora", always with a colon) or a term (never one).
+    vocabulary: dict[str, int] = {}
     columns = array("i")  # flat machine integers: a Python list of ints costs 36 bytes an entry
     counts = array("i")
     lengths = np.zeros(n_papers, dtype=np.int64)
     for i, pid in enumerate(papers):
-        feats: Counter = Counter()
+        feats: dict[str, int] = {}
         for _, eid, rel, data in G.out_edges(pid, keys=True, data=True):
             if rel != "RELATED_TO":
-                feats[eid] += int(data.get("count", 1) or 1)
+                feats[eid] = feats.get(eid, 0) + int(data.get("count", 1) or 1)
         if terms:
-            for term, count in paper_terms(G.nodes[pid]).items():
-                feats[("term", term)] += count
-        columns.extend(vocabulary.setdefault(f, len(vocabulary)) for f in feats)
+            feats.update(paper_terms(G.nodes[pid]))
+        new = [f for f in feats if f not in vocabulary]
+        vocabulary.update(zip(new, range(len(vocabulary), len(vocabulary) + len(new))))
+        columns.extend(map(vocabulary.__getitem__, feats))
         counts.extend(feats.values())
         lengths[i] = len(feats)
     features = list(vocabulary)
@@ -318,84 +321,131 @@ def iter_related_edges(
     X.sort_indices()
     followed = np.flatnonzero((df <= max_postings) & (df >= min_df))
     Xf = X[:, followed].tocsr()
-    pairs = _strongest(Xf, k)
-    # explanations: the features both papers have; entities rarest first, terms by what they add
+    pairs = _strongest(X, Xf, k)
+    del Xf
+    yield from _explained(X, pairs, features, df, papers)
+
+
+#: Pairs explained at a time: the products of their two vectors are held at once.
+_EXPLAIN_CHUNK = 20_000
+
+
+def _explained(
+    X: Any, pairs: Any, features: list[str], df: Any, papers: list[str]
+) -> Iterator[tuple[str, str, float, list[str], list[str]]]:
+    """Each pair with its explanation: the entities both papers have, rarest first (then by id),
+    and the ``MAX_SHARED_TERMS`` terms whose product of weights is largest (then by the term).
+
+    Vectorised: the features two papers share are the non-zeros of the elementwise product of
+    their rows, taken for a chunk of pairs at once and ordered with one ``lexsort``.
+    """
+    import numpy as np
+
+    is_entity = np.fromiter((":" in f for f in features), bool, len(features))
+    # one global rank per ordering, so that sorting by it within a pair is a sort of numbers
+    entity_ids = np.flatnonzero(is_entity).tolist()
+    term_ids = np.flatnonzero(~is_entity).tolist()
     df_of = df.tolist()
-
-    def vector(i: int) -> dict[int, float]:
-        lo, hi = X.indptr[i], X.indptr[i + 1]
-        return dict(zip(X.indices[lo:hi].tolist(), X.data[lo:hi].tolist(), strict=True))
-
-    last_a, va = -1, {}
-    for a, b, weight in pairs:  # sorted by a: one vector of a for all its pairs
-        if a != last_a:
-            last_a, va = a, vector(a)
-        vb = vector(b)
-        common = va.keys() & vb.keys()
-        shared = [
-            features[f]
-            for f in sorted(
-                (f for f in common if isinstance(features[f], str)),
-                key=lambda f: (df_of[f], features[f]),
+    entity_rank = np.zeros(len(features), dtype=np.int64)
+    entity_rank[sorted(entity_ids, key=lambda f: (df_of[f], features[f]))] = np.arange(
+        len(entity_ids)
+    )
+    term_rank = np.zeros(len(features), dtype=np.int64)
+    term_rank[sorted(term_ids, key=features.__getitem__)] = np.arange(len(term_ids))
+    a_all, b_all, w_all = pairs
+    for lo in range(0, len(a_all), _EXPLAIN_CHUNK):
+        a, b = a_all[lo : lo + _EXPLAIN_CHUNK], b_all[lo : lo + _EXPLAIN_CHUNK]
+        n = len(a)
+        P = X[a].multiply(X[b]).tocsr()
+        row = np.repeat(np.arange(n), np.diff(P.indptr))
+        feat, product = P.indices, P.data
+        del P
+        ent = is_entity[feat]
+        e_row, e_feat = row[ent], feat[ent]
+        order = np.lexsort((entity_rank[e_feat], e_row))
+        e_row, e_feat = e_row[order], e_feat[order]
+        t_row, t_feat, t_product = row[~ent], feat[~ent], product[~ent]
+        order = np.lexsort((term_rank[t_feat], -t_product, t_row))
+        t_row, t_feat = t_row[order], t_feat[order]
+        top = np.arange(len(t_row)) - np.searchsorted(t_row, t_row) < MAX_SHARED_TERMS
+        t_row, t_feat = t_row[top], t_feat[top]
+        bounds = np.arange(n + 1)
+        e_at = np.searchsorted(e_row, bounds).tolist()
+        t_at = np.searchsorted(t_row, bounds).tolist()
+        e_names = [features[f] for f in e_feat.tolist()]
+        t_names = [features[f] for f in t_feat.tolist()]
+        weights = w_all[lo : lo + _EXPLAIN_CHUNK].tolist()
+        for i, (pa, pb) in enumerate(zip(a.tolist(), b.tolist(), strict=True)):
+            yield (
+                papers[pa],
+                papers[pb],
+                round(min(weights[i], 1.0), 6),
+                e_names[e_at[i] : e_at[i + 1]],
+                t_names[t_at[i] : t_at[i + 1]],
             )
-        ]
-        shared_terms = sorted(
-            (f for f in common if not isinstance(features[f], str)),
-            key=lambda f: (-va[f] * vb[f], features[f][1]),
-        )
-        yield (
-            papers[a],
-            papers[b],
-            round(min(weight, 1.0), 6),
-            shared,
-            [features[f][1] for f in shared_terms[:MAX_SHARED_TERMS]],
-        )
 
 
-def _strongest(Xf: Any, k: int) -> list[tuple[int, int, float]]:
-    """``(a, b, cosine)`` with a < b, sorted, for each row's ``k`` largest positive dot products
-    with the other rows of the L2-normalised sparse matrix ``Xf`` (ties: the smaller index). A
-    pair both rows keep carries the later row's value.
+def _strongest(X: Any, Xf: Any, k: int, *, spare: int = 2) -> tuple[Any, Any, Any]:
+    """Arrays ``a, b, cosine`` (a < b, sorted) of each row's ``k`` nearest other rows of the
+    L2-normalised sparse matrix ``X`` (ties: the smaller index).
 
-    The product is taken a block of rows at a time, as a dense block of at most a few million
-    values, so memory stays flat however many papers there are.
+    Two steps, so that the cost grows with the papers, not with their square:
+
+    1. candidates: each row's ``spare * k`` largest dot products over the columns of ``Xf`` only
+       (the features in few papers, where almost all of a cosine's weight is), from the sparse
+       product of a block of rows with all rows (all values from the ``spare * k``-th largest
+       up are kept, so ties never depend on the order of a selection);
+    2. the exact cosine over every feature for each candidate pair, and each row's ``k`` best of
+       the pairs it is in.
     """
     import numpy as np
 
     n = Xf.shape[0]
     XfT = Xf.T.tocsr()
-    block = max(1, min(256, 2_000_000 // n))
+    keep = spare * k
     found_a: list[Any] = []
     found_b: list[Any] = []
-    found_w: list[Any] = []
-    for first in range(0, n, block):
-        D = (Xf[first : first + block] @ XfT).toarray()
-        rows_here = np.arange(D.shape[0])
-        D[rows_here, first + rows_here] = 0.0  # not its own neighbour
-        if n - 1 > k:
-            cut = -np.partition(-D, k - 1, axis=1)[:, k - 1]
-            candidate = (D >= cut[:, None]) & (D > 0.0)
-        else:
-            candidate = D > 0.0
-        rows, cols = np.nonzero(candidate)
-        values = D[rows, cols]
-        order = np.lexsort((cols, -values, rows))
-        rows, cols, values = rows[order], cols[order], values[order]
-        rank = np.arange(len(rows)) - np.searchsorted(rows, rows)
-        best = rank < k
-        rows, cols, values = rows[best] + first, cols[best], values[best]
-        found_a.append(np.minimum(rows, cols))
-        found_b.append(np.maximum(rows, cols))
-        found_w.append(values)
-    if not found_a:
-        return []
-    a, b, w = np.concatenate(found_a), np.concatenate(found_b), np.concatenate(found_w)
-    seen = np.arange(len(a))  # processing order: the later row's value wins
-    order = np.lexsort((seen, b, a))
-    a, b, w = a[order], b[order], w[order]
-    last = np.ones(len(a), dtype=bool)
-    last[:-1] = (a[1:] != a[:-1]) | (b[1:] != b[:-1])
-    return list(zip(a[last].tolist(), b[last].tolist(), w[last].tolist(), strict=True))
+    for first in range(0, n, _BLOCK_ROWS):
+        C = (Xf[first : first + _BLOCK_ROWS] @ XfT).tocsr()
+        indptr, indices, data = C.indptr, C.indices, C.data
+        for i in range(C.shape[0]):
+            lo, hi = indptr[i], indptr[i + 1]
+            cols, values = indices[lo:hi], data[lo:hi]
+            mine = (cols != first + i) & (values > 0.0)  # not its own neighbour
+            cols, values = cols[mine], values[mine]
+            if len(values) > keep:
+                cut = np.partition(values, len(values) - keep)[len(values) - keep]
+                cols = cols[values >= cut]
+            row = np.full(len(cols), first + i, dtype=np.int64)
+            found_a.append(np.minimum(row, cols))
+            found_b.append(np.maximum(row, cols))
+        del C
+    pair = np.unique(np.concatenate(found_a) * n + np.concatenate(found_b))
+    del found_a, found_b
+    if not len(pair):
+        return pair, pair, np.zeros(0)
+    a, b = pair // n, pair % n
+    w = np.concatenate(
+        [
+            np.asarray(
+                X[a[lo : lo + _EXPLAIN_CHUNK]].multiply(X[b[lo : lo + _EXPLAIN_CHUNK]]).sum(axis=1)
+            ).ravel()
+            for lo in range(0, len(a), _EXPLAIN_CHUNK)
+        ]
+    )
+    # each row's k best among the pairs it is in (both ends), ties to the smaller other index
+    rows, others = np.concatenate([a, b]), np.concatenate([b, a])
+    ws = np.concatenate([w, w])
+    which = np.concatenate([np.arange(len(a)), np.arange(len(a))])
+    order = np.lexsort((others, -ws, rows))
+    rows, which = rows[order], which[order]
+    rank = np.arange(len(rows)) - np.searchsorted(rows, rows)
+    chosen = np.unique(which[rank < k])  # pair order is (a, b) order
+    return a[chosen], b[chosen], w[chosen]
+
+
+#: Rows of the product taken at a time in :func:`_strongest`.
+_BLOCK_ROWS = 512
 
 
 class KnowledgeGraph:

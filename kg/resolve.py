@@ -23,7 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from rapidfuzz import fuzz
+import numpy as np
+from rapidfuzz import fuzz, process
 from spacy.lookups import Table, load_lookups
 
 from extractors.lexicon import is_generic
@@ -162,9 +163,8 @@ class Resolution:
     entities: dict[str, Entity] = field(default_factory=dict)
     assignments: list[tuple[Mention, str]] = field(default_factory=list)
     proposed: set[tuple[str, str]] = field(default_factory=set)  # (paper id, entity id)
-    reasons: dict[str, dict[str, Counter[str]]] = field(
-        default_factory=lambda: defaultdict(lambda: defaultdict(Counter))
-    )
+    #: entity id -> surface form -> why it joined -> how many mentions
+    reasons: dict[str, dict[str, dict[str, int]]] = field(default_factory=lambda: defaultdict(dict))
     stats: ResolutionStats = field(default_factory=ResolutionStats)
 
     def merges(self) -> list[dict]:
@@ -185,9 +185,9 @@ class Resolution:
                         {
                             "form": form,
                             "mentions": sum(why.values()),
-                            "reasons": [
+                            "reasons": [  # most common first, ties in the order met
                                 f"{reason} (x{n})" if n > 1 else reason
-                                for reason, n in why.most_common()
+                                for reason, n in sorted(why.items(), key=lambda rn: -rn[1])
                             ],
                         }
                         for form, why in sorted(forms.items())
@@ -262,6 +262,7 @@ def resolve(
 
     surface: dict[str, Counter[str]] = defaultdict(Counter)
     resolution = Resolution(stats=stats)
+    reasons = resolution.reasons
     for m, key, reason in keyed:
         if key is None:
             stats.dropped_generic += 1
@@ -278,11 +279,17 @@ def resolve(
         if entity is None:
             entity = resolution.entities[eid] = Entity(id=eid, label=label, name=m.text, key=rep)
         eid = entity.id  # one string for every mention's reference to the entity
-        entity.aliases.update(form for form in (m.text, m.long_form, m.short_form) if form)
+        aliases = entity.aliases
+        aliases.add(m.text)
+        if m.long_form:
+            aliases.add(m.long_form)
+        if m.short_form:
+            aliases.add(m.short_form)
         entity.papers.add(m.paper_id)
         entity.mention_count += 1
         surface[eid][m.long_form or m.text] += 1
-        resolution.reasons[eid][m.text][reason] += 1
+        why = reasons[eid].setdefault(m.text, {})
+        why[reason] = why.get(reason, 0) + 1
         if m.role == "proposed":
             resolution.proposed.add((m.paper_id, eid))
         resolution.assignments.append((m, eid))
@@ -405,6 +412,10 @@ def _same_spelling(a: str, b: str, threshold: float) -> bool:
 _STOP = frozenset("a an and as at by for from in into of on or the to via with without".split())
 
 
+#: Rows of the fuzzy score matrix of one block taken at a time.
+_FUZZY_ROWS = 512
+
+
 def _group_variants(
     counts: dict[str, Counter[str]], label_of: dict[str, str], threshold: float
 ) -> tuple[dict[str, str], dict[str, str]]:
@@ -437,10 +448,22 @@ def _group_variants(
     if threshold <= 100:
         for members in blocks.values():
             candidates = [k for k in members if len(k) >= 6]
-            for i, a in enumerate(candidates):
-                for b in candidates[i + 1 :]:
-                    score = fuzz.ratio(a, b, score_cutoff=threshold)
-                    if score and root(a) != root(b) and _same_spelling(a, b, threshold):
+            if len(candidates) < 2:
+                continue
+            # all pairs of the block scored in C++ (rows at a time, to bound the matrix), met in
+            # the order of a double loop over the block
+            for lo in range(0, len(candidates), _FUZZY_ROWS):
+                scores = process.cdist(
+                    candidates[lo : lo + _FUZZY_ROWS],
+                    candidates,
+                    scorer=fuzz.ratio,
+                    score_cutoff=threshold,
+                    dtype=np.float64,
+                )
+                # row lo + i pairs with the candidates after it only
+                for i, j in zip(*np.nonzero(np.triu(scores, lo + 1)), strict=True):
+                    a, b, score = candidates[lo + i], candidates[j], scores[i, j]
+                    if root(a) != root(b) and _same_spelling(a, b, threshold):
                         parent[root(b)] = root(a)
                         reasons[b] = (
                             f"fuzzy: '{b}' ~ '{a}' (ratio {score:.0f}, same label and block)"

@@ -12,7 +12,7 @@ a plain, reproducible number that needs no state parameters. Entities in fewer t
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,15 +44,22 @@ def paper_years(G: nx.MultiDiGraph) -> dict[str, int]:
 
 def entity_year_counts(
     G: nx.MultiDiGraph, years: dict[str, int] | None = None
-) -> dict[str, Counter[int]]:
-    """Per entity, distinct papers naming it per year."""
+) -> dict[str, dict[int, int]]:
+    """Per entity, distinct papers naming it per year (years in the order first met)."""
     years = paper_years(G) if years is None else years
-    seen: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
+    counts: dict[str, dict[int, int]] = {}
     for paper, year in years.items():
+        named: set[str] = set()  # a paper counts once however many edge types link it
         for _, entity, key in G.out_edges(paper, keys=True):
-            if key in PAPER_EDGE_TYPES:
-                seen[entity][year].add(paper)
-    return {e: Counter({y: len(ps) for y, ps in by.items()}) for e, by in seen.items()}
+            if key not in PAPER_EDGE_TYPES or entity in named:
+                continue
+            named.add(entity)
+            by_year = counts.get(entity)
+            if by_year is None:
+                counts[entity] = {year: 1}
+            else:
+                by_year[year] = by_year.get(year, 0) + 1
+    return counts
 
 
 def annotate_years(G: nx.MultiDiGraph) -> int:
@@ -62,9 +69,10 @@ def annotate_years(G: nx.MultiDiGraph) -> int:
     counts = entity_year_counts(G)
     for entity, by_year in counts.items():
         total = sum(by_year.values())
-        G.nodes[entity]["first_year"] = min(by_year)
-        G.nodes[entity]["papers_by_year"] = {str(y): by_year[y] for y in sorted(by_year)}
-        G.nodes[entity]["mean_year"] = round(sum(y * c for y, c in by_year.items()) / total, 2)
+        data = G.nodes[entity]
+        data["first_year"] = min(by_year)
+        data["papers_by_year"] = {str(y): by_year[y] for y in sorted(by_year)}
+        data["mean_year"] = round(sum(y * c for y, c in by_year.items()) / total, 2)
     return len(counts)
 
 

@@ -136,3 +136,40 @@ def test_related_edges_follow_no_overfull_posting_list():
     G = _papers_graph({p: (["method:deep learning"], "", []) for p in "abcd"})
     assert related_edges(G, k=2, max_postings=3, terms=False) == []
     assert len(related_edges(G, k=2, max_postings=4, terms=False)) >= 2
+
+
+def test_related_edges_are_each_papers_k_nearest_by_the_full_cosine():
+    """Against a brute-force reference: every paper keeps its k best neighbours by the cosine
+    over all its features, with the weight that cosine, however few features are followed."""
+    import math
+    import random
+
+    from kg.graph import related_edges
+
+    rng = random.Random(5)
+    pool = [f"method:m{i}" for i in range(30)]
+    G = _papers_graph(
+        {f"p{i:02d}": (rng.sample(pool, rng.randint(2, 8)), "", []) for i in range(40)}
+    )
+    papers = sorted(n for n in G if n.startswith("paper:"))
+    feats = {p: {e for _, e in G.out_edges(p)} for p in papers}
+    df = {e: sum(e in f for f in feats.values()) for e in pool}
+    idf = {e: math.log((1 + len(papers)) / (1 + df[e])) + 1 for e in pool if df[e] >= 2}
+    norm = {p: math.sqrt(sum(idf.get(e, 0) ** 2 for e in feats[p])) for p in papers}
+
+    def cosine(a: str, b: str) -> float:
+        return sum(idf.get(e, 0) ** 2 for e in feats[a] & feats[b]) / (norm[a] * norm[b])
+
+    k = 3
+    expected = set()
+    for p in papers:
+        ranked = sorted((o for o in papers if o != p), key=lambda o: (-cosine(p, o), o))
+        expected |= {tuple(sorted((p, o))) for o in ranked[:k] if cosine(p, o) > 0}
+    for cap in (40, 12):  # every feature followed; only the rarer ones
+        edges = related_edges(G, k=k, max_postings=cap, terms=False)
+        got = {(a, b): w for a, b, w, _, _ in edges}
+        assert all(w == pytest.approx(cosine(a, b), abs=1e-6) for (a, b), w in got.items())
+        if cap == 40:
+            assert set(got) == expected
+        else:  # candidates from rare features only: most of the same neighbours still
+            assert len(set(got) & expected) >= 0.8 * len(expected)
