@@ -8,12 +8,15 @@ so that a machine whose speed drifts still gives a fair ratio; run on an otherwi
     # extraction only, into an extraction store (reused by the later stages)
     python bench/scale.py store CORPUS... --out DIR [--limit N] [--workers N]
     # whole builds: 1 worker vs N workers (and --engine dask), abstracts per second and the ratio
-    python bench/scale.py workers CORPUS... --limit 2000 [--rounds 2] [--dask] [--html]
+    python bench/scale.py workers CORPUS... --limit 2000 [--rounds 2] [--dask] [--html] [--pipeline]
     # the bare pipeline's rate in one process (what "85% of the pipeline's rate" compares with)
     python bench/scale.py pipeline CORPUS... --limit 2000
     # peak RSS of the driver for the whole build from a store (resolution, graph, exports)
     python bench/scale.py memory --store DIR [--limit N]
     # incremental: N papers then M more with --update, against a full build of N + M
+    python bench/scale.py incremental CORPUS... --base 20000 --add 1000 [--base-store DIR]
+    # wall seconds and RSS of each stage after extraction, for a build from a store
+    python bench/scale.py stages --store DIR [--limit N]
     python bench/scale.py incremental CORPUS... --base 20000 --add 1000 [--base-store DIR]
 """
 
@@ -168,6 +171,14 @@ def cmd_workers(args: argparse.Namespace) -> None:
                     f"{n / run['wall']:.1f} abstracts/s",
                     flush=True,
                 )
+        if args.pipeline:  # the bare pipeline in one process, in the same run
+            bare = timed([sys.executable, __file__, "pipeline", str(corpus), "--limit", str(n)])[
+                "stdout"
+            ].strip()
+            rate = float(bare.split(" abstracts/s")[0].rsplit(" ", 1)[1])
+            print(f"  {bare}", flush=True)
+            one = n / min(walls["1 worker"])
+            print(f"1 worker's whole build: {one / rate:.2f} of the bare pipeline's rate")
         base = min(walls["1 worker"])
         for name, times in walls.items():
             best = min(times)
@@ -266,6 +277,77 @@ def cmd_incremental(args: argparse.Namespace) -> None:
         )
 
 
+def cmd_stages(args: argparse.Namespace) -> None:
+    """Each stage of a build from a store, timed in this process: where the serial tail goes."""
+    import graph_exports.outputs as outputs
+    import kg.build as build
+    from extractors import load_pipeline
+
+    def rss() -> str:
+        return f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
+
+    last = [time.perf_counter()]
+
+    def mark(what: str) -> None:
+        now = time.perf_counter()
+        print(f"  {what:<24} {now - last[0]:7.2f} s  {rss()}", flush=True)
+        last[0] = now
+
+    def timed_stage(module: Any, name: str) -> None:
+        original = getattr(module, name)
+
+        def stage(*a: Any, **k: Any) -> Any:
+            mark(f"(before {name})")
+            out = original(*a, **k)
+            mark(name)
+            return out
+
+        setattr(module, name, stage)
+
+    for name in (
+        "resolve",
+        "resolve_relations",
+        "build_graph",
+        "add_result_nodes",
+        "add_related_edges",
+        "annotate_years",
+    ):
+        timed_stage(build, name)
+    timed_stage(outputs, "write_json")
+    nlp = load_pipeline()
+    print(f"load before {loadavg()}", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(args.store)
+        if args.limit:
+            source = Path(tmp) / "store"
+            source.mkdir()
+            with (
+                (Path(args.store) / "extractions.jsonl").open("rb") as src,
+                (source / "extractions.jsonl").open("wb") as dst,
+            ):
+                for line in islice(src, args.limit + 1):
+                    dst.write(line)
+        empty = Path(tmp) / "none.jsonl"
+        empty.write_text("")
+        start = last[0] = time.perf_counter()
+        result = build.build([empty], nlp, update=source)
+        mark("(rest of the build)")
+        outputs.write_build_outputs(
+            result.graph,
+            result.merges,
+            result.summary.to_dict(),
+            Path(tmp) / "out",
+            html=False,
+            store=result.store,
+            processes=2,
+        )
+        mark("(rest of the files)")
+        print(
+            f"stages: {result.summary.papers:,} papers in {time.perf_counter() - start:.1f} s "
+            f"(lines '(before X)' are the time since the previous stage); load {loadavg()}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -286,6 +368,9 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--dask", action="store_true")
     p.add_argument("--html", action="store_true", help="write the page too (as kg build does)")
+    p.add_argument(
+        "--pipeline", action="store_true", help="also time the bare pipeline (the 85%% target)"
+    )
     p = sub.add_parser("memory")
     p.add_argument("--store", required=True)
     p.add_argument("--limit", type=int)
@@ -295,8 +380,12 @@ def main() -> None:
     p.add_argument("--add", type=int, default=1000)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--base-store", help="take the base build's store from this folder")
+    p = sub.add_parser("stages")
+    p.add_argument("--store", required=True)
+    p.add_argument("--limit", type=int)
     args = parser.parse_args()
     {
+        "stages": cmd_stages,
         "store": cmd_store,
         "pipeline": cmd_pipeline,
         "workers": cmd_workers,
