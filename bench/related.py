@@ -112,10 +112,8 @@ def main() -> None:
             start = time.perf_counter()
             edges = related_edges(g, max_postings=cap)
             took = time.perf_counter() - start
-            for a, b, weight, shared, shared_terms in edges:
-                g.add_edge(
-                    a, b, key="RELATED_TO", weight=weight, shared=shared, shared_terms=shared_terms
-                )
+            for a, b, weight, ids, words in edges:
+                g.add_edge(a, b, key="RELATED_TO", weight=weight, shared=ids, shared_terms=words)
             variants.append(
                 (f"max_postings {cap} ({took:.1f} s)", neighbours_of(KnowledgeGraph(g)))
             )
