@@ -17,7 +17,6 @@ so that a machine whose speed drifts still gives a fair ratio; run on an otherwi
     python bench/scale.py incremental CORPUS... --base 20000 --add 1000 [--base-store DIR]
     # wall seconds and RSS of each stage after extraction, for a build from a store
     python bench/scale.py stages --store DIR [--limit N]
-    python bench/scale.py incremental CORPUS... --base 20000 --add 1000 [--base-store DIR]
 """
 
 from __future__ import annotations
@@ -66,6 +65,18 @@ def write_jsonl(corpora: list[str], limit: int | None, path: Path, skip: int = 0
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
             n += 1
     return n
+
+
+def head_store(store: Path, limit: int, folder: Path) -> Path:
+    """``folder`` with the extraction store of the first ``limit`` papers of ``store`` (a build
+    folder), its header line included."""
+    folder.mkdir(exist_ok=True)
+    with (
+        (store / "extractions.jsonl").open("rb") as src,
+        (folder / "extractions.jsonl").open("wb") as dst,
+    ):
+        dst.writelines(islice(src, limit + 1))
+    return folder
 
 
 def timed(cmd: list[str]) -> dict[str, Any]:
@@ -195,16 +206,7 @@ def cmd_memory(args: argparse.Namespace) -> None:
     """Peak RSS of a whole build whose extraction is all cached: the driver's own memory."""
     store = Path(args.store)
     with tempfile.TemporaryDirectory() as tmp:
-        source = store
-        if args.limit:
-            source = Path(tmp) / "store"
-            source.mkdir()
-            with (
-                (store / "extractions.jsonl").open(encoding="utf-8") as src,
-                (source / "extractions.jsonl").open("w", encoding="utf-8") as dst,
-            ):
-                for line in islice(src, args.limit + 1):
-                    dst.write(line)
+        source = head_store(store, args.limit, Path(tmp) / "store") if args.limit else store
         empty = Path(tmp) / "none.jsonl"
         empty.write_text("")
         out = Path(tmp) / "out"
@@ -250,13 +252,7 @@ def cmd_incremental(args: argparse.Namespace) -> None:
         common = ["-q", "--no-html", "--workers", str(args.workers)]
         first = Path(tmp) / "inc"
         if args.base_store:
-            first.mkdir()
-            with (
-                (Path(args.base_store) / "extractions.jsonl").open("rb") as src,
-                (first / "extractions.jsonl").open("wb") as dst,
-            ):
-                for line in islice(src, args.base + 1):
-                    dst.write(line)
+            head_store(Path(args.base_store), args.base, first)
         else:
             timed(kg("build", str(base), "-o", str(first), *common))
         full_out = Path(tmp) / "full"
@@ -319,14 +315,7 @@ def cmd_stages(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(args.store)
         if args.limit:
-            source = Path(tmp) / "store"
-            source.mkdir()
-            with (
-                (Path(args.store) / "extractions.jsonl").open("rb") as src,
-                (source / "extractions.jsonl").open("wb") as dst,
-            ):
-                for line in islice(src, args.limit + 1):
-                    dst.write(line)
+            source = head_store(source, args.limit, Path(tmp) / "store")
         empty = Path(tmp) / "none.jsonl"
         empty.write_text("")
         start = last[0] = time.perf_counter()
