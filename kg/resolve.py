@@ -237,47 +237,64 @@ def resolve(
     majority = _Majority(label_votes_of_short, fuzzy_threshold)
 
     keyed: list[tuple[Mention, str | None, str]] = []
-    label_votes: dict[str, Counter[str]] = defaultdict(Counter)
+    label_votes: dict[str, dict[str, int]] = defaultdict(dict)
     gazetteer_targets = {target for _label, target in gazetteer.values()}
     introduced: dict[
         tuple[str, str], str
     ] = {}  # (paper, key) -> label of the paper's "we propose X"
+    keyer = _Keyer(majority, stats, gazetteer_dir)
     for m in mentions:
-        key, reason = _mention_key(m, defined.get(m.paper_id, {}), majority, stats, gazetteer_dir)
+        key, reason = keyer.key(m, defined.get(m.paper_id, {}))
         keyed.append((m, key, reason))
         if key is not None and m.role == "proposed":
             introduced.setdefault((m.paper_id, key), m.label)
+    del keyer
     for m, key, _reason in keyed:
         if key is None:
             continue
+        votes = label_votes[key]
         if key in gazetteer_targets and key in gazetteer:
-            label_votes[key][gazetteer[key][0]] += 2  # a gazetteer entry outvotes one stray label
+            # a gazetteer entry outvotes one stray label
+            votes[gazetteer[key][0]] = votes.get(gazetteer[key][0], 0) + 2
         # the paper that introduces a name says what it is, for all its mentions of it
-        label_votes[key][introduced.get((m.paper_id, key), m.label)] += 1
+        label = introduced.get((m.paper_id, key), m.label) if introduced else m.label
+        votes[label] = votes.get(label, 0) + 1
 
     label_of = {
         key: max(counts, key=lambda lab: (counts[lab], lab)) for key, counts in label_votes.items()
     }
     representative, variant_reason = _group_variants(label_votes, label_of, fuzzy_threshold)
 
-    surface: dict[str, Counter[str]] = defaultdict(Counter)
+    surface: dict[str, dict[str, int]] = defaultdict(dict)
     resolution = Resolution(stats=stats)
     reasons = resolution.reasons
+    # (reason, key, mention label) -> (entity id, the whole reason): the same for every mention of
+    # one surface form, so each string is made once and shared
+    placed: dict[tuple[str, str, str], tuple[str, str]] = {}
     for m, key, reason in keyed:
         if key is None:
             stats.dropped_generic += 1
             continue
+        votes = label_votes[key]
         label = label_of[key]
-        if len(label_votes[key]) > 1 and label != m.label:
+        conflict = len(votes) > 1 and label != m.label
+        if conflict:
             stats.label_conflicts += 1
-            reason += f"; label vote: {label} ({label_votes[key][label]} of {sum(label_votes[key].values())} votes)"
-        rep = representative[key]
-        if rep != key:
-            reason += "; " + variant_reason[key]
-        eid = entity_id(label, rep)
+        where = placed.get((reason, key, m.label))
+        if where is None:
+            whole = reason
+            if conflict:
+                whole += f"; label vote: {label} ({votes[label]} of {sum(votes.values())} votes)"
+            rep = representative[key]
+            if rep != key:
+                whole += "; " + variant_reason[key]
+            where = placed[(reason, key, m.label)] = (entity_id(label, rep), whole)
+        eid, reason = where
         entity = resolution.entities.get(eid)
         if entity is None:
-            entity = resolution.entities[eid] = Entity(id=eid, label=label, name=m.text, key=rep)
+            entity = resolution.entities[eid] = Entity(
+                id=eid, label=label, name=m.text, key=representative[key]
+            )
         eid = entity.id  # one string for every mention's reference to the entity
         aliases = entity.aliases
         aliases.add(m.text)
@@ -287,12 +304,15 @@ def resolve(
             aliases.add(m.short_form)
         entity.papers.add(m.paper_id)
         entity.mention_count += 1
-        surface[eid][m.long_form or m.text] += 1
+        forms = surface[eid]
+        form = m.long_form or m.text
+        forms[form] = forms.get(form, 0) + 1
         why = reasons[eid].setdefault(m.text, {})
         why[reason] = why.get(reason, 0) + 1
         if m.role == "proposed":
             resolution.proposed.add((m.paper_id, eid))
         resolution.assignments.append((m, eid))
+    del placed
     for eid, entity in resolution.entities.items():
         entity.name = _display_name(entity, surface[eid], _gazetteer_names(gazetteer_dir))
     stats.surface_forms = len({(m.label, m.text) for m in mentions})
@@ -417,7 +437,7 @@ _FUZZY_ROWS = 512
 
 
 def _group_variants(
-    counts: dict[str, Counter[str]], label_of: dict[str, str], threshold: float
+    counts: dict[str, dict[str, int]], label_of: dict[str, str], threshold: float
 ) -> tuple[dict[str, str], dict[str, str]]:
     """Keys of one label that spell one concept: equal without spaces ("fine tuning" =
     "finetuning"), or a rapidfuzz ratio >= ``threshold`` within a block of keys that share their
@@ -487,55 +507,87 @@ def _group_variants(
     return representative, reasons
 
 
-def _mention_key(
-    m: Mention,
-    paper_defs: dict[str, str],
-    majority: _Majority,
-    stats: ResolutionStats,
-    gazetteer_dir: str | None = None,
-) -> tuple[str | None, str]:
-    """Canonical key for one mention (None when it names nothing in particular) and why."""
-    if m.canonical:
-        key, reason = canonical_key(m.canonical), f"gazetteer: alias of '{m.canonical}'"
-    elif m.long_form and m.short_form:
-        key, reason = (
-            canonical_key(m.long_form),
-            f"acronym: its paper defines '{m.short_form}' as '{m.long_form}'",
-        )
-    else:
-        key, reason = canonical_key(m.text), "same key after case, dash and plural normalisation"
-        if _ACRONYM.match(m.text.rstrip("s")):
-            if key in paper_defs:
-                key, reason = (
-                    paper_defs[key],
-                    f"acronym: its paper defines it as '{paper_defs[key]}'",
-                )
-            else:
-                won = majority.winner(m.text, key, m.label)
-                if won is not None:
-                    long_key, n_for, n_all, scope = won
-                    reason = f"acronym vote: {n_for} of {n_all} papers that define '{m.text}'{scope} mean '{long_key}'"
-                    key = long_key
-                    stats.acronyms_resolved_by_vote += 1
-    if not key or is_generic(key) or (m.extractor != "acronym" and is_generic(m.text)):
-        return None, "generic"
-    gazetteer = _gazetteer_index(gazetteer_dir)
-    if key not in gazetteer:
-        return key, reason
-    if (
-        m.text.isupper()
-        and len(m.text) > 1
-        and not m.canonical
-        and key == canonical_key(m.text)
-        and key not in _gazetteer_cased(gazetteer_dir)
-    ):
-        return (
-            m.text,
-            "all-caps name kept apart from the lowercase word",
-        )  # "RECALL" is not "recall"
-    if gazetteer[key][1] != key:
-        reason += f"; gazetteer: '{key}' is an alias of '{gazetteer[key][1]}'"
-    return gazetteer[key][1], reason
+class _Keyer:
+    """Canonical key for each mention (None when it names nothing in particular) and why.
+
+    The answer depends on the mention's spelling, label, extractor and gazetteer match, and on its
+    paper's own acronym definitions only when it is an acronym its paper defines: every other
+    answer is kept by spelling, so each of a corpus's mentions costs a dictionary lookup, and the
+    mentions of one spelling share one reason string."""
+
+    def __init__(
+        self, majority: _Majority, stats: ResolutionStats, gazetteer_dir: str | None = None
+    ) -> None:
+        self.majority = majority
+        self.stats = stats
+        self.gazetteer_dir = gazetteer_dir
+        #: spelling -> (key, reason, whether by acronym vote, key its paper's definitions are
+        #: looked up by or None)
+        self._known: dict[tuple, tuple[str | None, str, bool, str | None]] = {}
+
+    def key(self, m: Mention, paper_defs: dict[str, str]) -> tuple[str | None, str]:
+        spelling = (m.text, m.label, m.extractor, m.canonical, m.long_form, m.short_form)
+        known = self._known.get(spelling)
+        if known is None:
+            known = self._decide(m, None)
+            if known[3] is None or known[3] not in paper_defs:
+                self._known[spelling] = known
+        if known[3] is not None and known[3] in paper_defs:
+            known = self._decide(m, paper_defs)
+        if known[2]:
+            self.stats.acronyms_resolved_by_vote += 1
+        return known[0], known[1]
+
+    def _decide(
+        self, m: Mention, paper_defs: dict[str, str] | None
+    ) -> tuple[str | None, str, bool, str | None]:
+        """(key, reason, by vote, lookup key): ``paper_defs`` None decides as if the paper defined
+        no acronym, and says by which key its definitions would change that."""
+        by_vote = False
+        lookup = None
+        if m.canonical:
+            key, reason = canonical_key(m.canonical), f"gazetteer: alias of '{m.canonical}'"
+        elif m.long_form and m.short_form:
+            key, reason = (
+                canonical_key(m.long_form),
+                f"acronym: its paper defines '{m.short_form}' as '{m.long_form}'",
+            )
+        else:
+            key, reason = (
+                canonical_key(m.text),
+                "same key after case, dash and plural normalisation",
+            )
+            if _ACRONYM.match(m.text.rstrip("s")):
+                lookup = key
+                if paper_defs is not None and key in paper_defs:
+                    key, reason = (
+                        paper_defs[key],
+                        f"acronym: its paper defines it as '{paper_defs[key]}'",
+                    )
+                else:
+                    won = self.majority.winner(m.text, key, m.label)
+                    if won is not None:
+                        long_key, n_for, n_all, scope = won
+                        reason = f"acronym vote: {n_for} of {n_all} papers that define '{m.text}'{scope} mean '{long_key}'"
+                        key = long_key
+                        by_vote = True
+        if not key or is_generic(key) or (m.extractor != "acronym" and is_generic(m.text)):
+            return None, "generic", by_vote, lookup
+        gazetteer = _gazetteer_index(self.gazetteer_dir)
+        if key not in gazetteer:
+            return key, reason, by_vote, lookup
+        if (
+            m.text.isupper()
+            and len(m.text) > 1
+            and not m.canonical
+            and key == canonical_key(m.text)
+            and key not in _gazetteer_cased(self.gazetteer_dir)
+        ):
+            # "RECALL" is not "recall"
+            return m.text, "all-caps name kept apart from the lowercase word", by_vote, lookup
+        if gazetteer[key][1] != key:
+            reason += f"; gazetteer: '{key}' is an alias of '{gazetteer[key][1]}'"
+        return gazetteer[key][1], reason, by_vote, lookup
 
 
 @lru_cache(maxsize=4)
@@ -547,7 +599,7 @@ def _gazetteer_names(directory: str | None = None) -> dict[str, str]:
     }
 
 
-def _display_name(entity: Entity, forms: Counter[str], gazetteer_names: dict[str, str]) -> str:
+def _display_name(entity: Entity, forms: dict[str, int], gazetteer_names: dict[str, str]) -> str:
     """The best surface form: the gazetteer's spelling, else the most frequent long form (ties: the
     spelling with capitals, "Stable Diffusion" over "stable diffusion")."""
     if entity.key in gazetteer_names:
