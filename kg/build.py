@@ -22,7 +22,7 @@ from .errors import BadRecord, CorpusError
 from .graph import KnowledgeGraph, add_related_edges, build_graph
 from .model import Mention, Paper, RelationMention, ResultMention
 from .records import LIMITS, Limits
-from .resolve import resolve, resolve_relations
+from .resolve import canonical_key, resolve, resolve_relations
 from .results import add_result_nodes
 from .store import STORE_FILE, StoreSpool, content_key, pipeline_fingerprint, read_store
 from .trends import annotate_years
@@ -164,6 +164,7 @@ def build_from_papers(
     # the graph holds what is kept: the mentions can go before RELATED_TO and the exports
     n_papers = len(kept)
     del extracted, resolution, relations, result_mentions, kept
+    canonical_key.cache_clear()  # a key per spelling of the corpus (tens of MB), needed no more
     add_related_edges(graph.nx, k=related_k)
     annotate_years(graph.nx)  # first_year, papers_by_year, mean_year on entities of dated papers
     seconds = time.perf_counter() - start

@@ -369,9 +369,7 @@ def iter_related_edges(
     X, df = _normalised_rows(columns, counts, lengths, len(features), min_df)
     del columns, counts
     followed = np.flatnonzero((df <= max_postings) & (df >= min_df))
-    Xf = X[:, followed].tocsr()
-    pairs = _strongest(X, Xf, k)
-    del Xf
+    pairs = _strongest(X, followed, k)
     yield from _explained(X, pairs, features, df, papers)
 
 
@@ -474,14 +472,14 @@ def _normalised_rows(
 _VECTOR_ROWS = 4096
 
 
-def _strongest(X: Any, Xf: Any, k: int, *, spare: int = 2) -> tuple[Any, Any, Any]:
+def _strongest(X: Any, followed: Any, k: int, *, spare: int = 2) -> tuple[Any, Any, Any]:
     """Arrays ``a, b, cosine`` (a < b, sorted) of each row's ``k`` nearest other rows of the
     L2-normalised sparse matrix ``X`` (ties: the smaller index).
 
     Two steps, so that the cost grows with the papers, not with their square:
 
-    1. candidates: each row's ``spare * k`` largest dot products over the columns of ``Xf`` only
-       (the features in few papers, where almost all of a cosine's weight is), from the sparse
+    1. candidates: each row's ``spare * k`` largest dot products over the columns ``followed``
+       only (the features in few papers, where almost all of a cosine's weight is), from the sparse
        product of a block of rows with all rows (all values from the ``spare * k``-th largest
        up are kept, so ties never depend on the order of a selection);
     2. the exact cosine over every feature for each candidate pair, and each row's ``k`` best of
@@ -489,6 +487,7 @@ def _strongest(X: Any, Xf: Any, k: int, *, spare: int = 2) -> tuple[Any, Any, An
     """
     import numpy as np
 
+    Xf = X[:, followed].tocsr()
     n = Xf.shape[0]
     XfT = Xf.T.tocsr()
     keep = spare * k
@@ -508,7 +507,7 @@ def _strongest(X: Any, Xf: Any, k: int, *, spare: int = 2) -> tuple[Any, Any, An
             found.append(cols.astype(np.int32, copy=False))
             counts[first + i] = len(cols)
         del C
-    del XfT
+    del Xf, XfT
     rows = np.repeat(np.arange(n, dtype=np.int64), counts)
     others = np.concatenate(found).astype(np.int64) if found else rows
     del found
@@ -516,7 +515,7 @@ def _strongest(X: Any, Xf: Any, k: int, *, spare: int = 2) -> tuple[Any, Any, An
     del rows, others
     if not len(pair):
         return pair, pair, np.zeros(0)
-    a, b = pair // n, pair % n
+    a, b = (pair // n).astype(np.int32), (pair % n).astype(np.int32)
     del pair
     w = np.concatenate(
         [
@@ -527,8 +526,7 @@ def _strongest(X: Any, Xf: Any, k: int, *, spare: int = 2) -> tuple[Any, Any, An
         ]
     )
     # each row's k best among the pairs it is in (both ends), ties to the smaller other index
-    ends = np.concatenate([a, b]).astype(np.int32)
-    others = np.concatenate([b, a]).astype(np.int32)
+    ends, others = np.concatenate([a, b]), np.concatenate([b, a])
     order = np.lexsort((others, -np.concatenate([w, w]), ends))
     del others
     ends = ends[order]

@@ -167,7 +167,8 @@ class StoreSpool:
     ) -> None:
         """``earlier``, ``lines``: a store of the same pipeline and where each of its papers'
         lines is, by (paper id, content key); those papers' lines are copied from it as they are
-        rather than encoded again (an update re-writes the whole store)."""
+        rather than encoded again (an update re-writes the whole store), and taken out of
+        ``lines``."""
         fd, name = tempfile.mkstemp(prefix=TEMP_PREFIX + STORE_FILE + ".", dir=folder)
         self.path = Path(name)
         self.count = 0
@@ -180,7 +181,10 @@ class StoreSpool:
     def add(self, item: Extraction) -> None:
         if self._handle is None:
             raise ValueError("the store spool is finished")
-        span = self._lines.get((item.paper.id, content_key(item.paper))) if self._lines else None
+        # each earlier line is copied once: taken out, so the index shrinks as the build goes
+        span = (
+            self._lines.pop((item.paper.id, content_key(item.paper)), None) if self._lines else None
+        )
         if span is not None and self._earlier is not None:
             self._earlier.seek(span[0])
             line = self._earlier.read(span[1])
