@@ -316,3 +316,31 @@ def test_model_versions_in_the_gazetteer_stay_apart():
     )
     names = {res.entities[eid].name for _, eid in res.assignments}
     assert names == {"GPT-4", "GPT-4o", "Llama 2", "Llama 3", "BERT", "RoBERTa"}
+
+
+def test_a_papers_own_definition_wins_over_the_vote_whatever_the_order():
+    """An acronym's meaning is decided once per spelling, except in a paper that defines it: its
+    own uses keep its own long form, before and after other papers' uses went by the vote."""
+
+    def defines(p, long):
+        return (Paper(id=p, abstract=p), [m(p, "SDS", long_form=long, short_form="SDS")])
+
+    res = resolve(
+        [
+            (Paper(id="d", abstract="d"), [m("d", "SDS")]),
+            (
+                Paper(id="a", abstract="a"),
+                [m("a", "SDS", long_form="Score Distillation Sampling", short_form="SDS")]
+                + [m("a", "SDS")],
+            ),
+            (Paper(id="e", abstract="e"), [m("e", "SDS"), m("e", "SDS")]),
+            defines("b", "Stochastic Diffusion Search"),
+            defines("c", "Stochastic Diffusion Search"),
+        ]
+    )
+    by_paper: dict[str, set[str]] = {}
+    for mention, eid in res.assignments:
+        by_paper.setdefault(mention.paper_id, set()).add(eid)
+    assert by_paper["a"] == {"method:score distillation sampling"}
+    assert by_paper["d"] == by_paper["e"] == {"method:stochastic diffusion search"}
+    assert res.stats.acronyms_resolved_by_vote == 3  # d's use and both of e's
