@@ -27,7 +27,7 @@ from sys import intern
 from spacy.language import Language
 
 from kg.errors import KgError
-from kg.model import Mention, Paper, RelationMention, ResultMention
+from kg.model import Mention, NumberPool, Paper, RelationMention, ResultMention
 
 from .pipeline import Extraction, extract
 
@@ -93,14 +93,11 @@ def from_records(paper: Paper, records: ExtractionRecords) -> Extraction:
 #: Positions of the label, extractor and role: a few words repeated a million times, kept once each.
 _INTERNED = tuple(_MENTION_FIELDS[1:].index(name) for name in ("label", "extractor", "role"))
 #: Positions of the offsets and the score: a few thousand distinct values in a million mentions,
-#: kept once each too (``_ints`` and ``_floats``; an int or float object is 24-28 bytes, which at
-#: 80,000 papers is about 110 MB). Kept apart because ``1 == 1.0`` but the two are written
-#: differently.
+#: kept once each too, for as long as the process reads mentions.
 _NUMBERS = tuple(
     _MENTION_FIELDS[1:].index(name) for name in ("start", "end", "sent_start", "score")
 )
-_ints: dict[int, int] = {}
-_floats: dict[float, float] = {}
+_numbers = NumberPool(limit=1_000_000)
 
 
 def _mention(paper_id: str, values: tuple) -> Mention:
@@ -108,15 +105,8 @@ def _mention(paper_id: str, values: tuple) -> Mention:
     for i in _INTERNED:
         row[i] = intern(row[i])
     for i in _NUMBERS:
-        value = row[i]
-        row[i] = (_floats if type(value) is float else _ints).setdefault(value, value)
-    if len(_ints) > _MAX_SHARED or len(_floats) > _MAX_SHARED:  # never from a real corpus
-        _ints.clear()
-        _floats.clear()
+        row[i] = _numbers(row[i])
     return Mention(paper_id, *row)
-
-
-_MAX_SHARED = 1_000_000
 
 
 def _result(paper_id: str, values: tuple) -> ResultMention:

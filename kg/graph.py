@@ -24,6 +24,7 @@ import re
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ import networkx as nx
 from . import traverse
 from .atomic import AtomicFiles, atomic_open
 from .errors import GraphError
-from .model import Paper, Relation
+from .model import NumberPool, Paper, Relation
 from .resolve import Resolution
 from .schema import (
     ENTITY_NODE_LABELS,
@@ -95,7 +96,7 @@ def build_graph(
             support=entity.support,
             mention_count=entity.mention_count,
         )
-    numbers = _Shared()
+    numbers = NumberPool()
     for paper in papers:
         pid = paper_node_id(paper.id)
         pairs = sorted(by_paper.get(paper.id, []), key=lambda p: p[0].start)
@@ -107,9 +108,7 @@ def build_graph(
             "authors": list(paper.authors),
             "keywords": list(paper.keywords),
             "source": paper.source,
-            "mentions": [
-                [numbers.offset(m.start), numbers.offset(m.end), m.label, eid] for m, eid in pairs
-            ],
+            "mentions": [[numbers(m.start), numbers(m.end), m.label, eid] for m, eid in pairs],
         }
         for optional in ("title", "year", "venue"):
             value = getattr(paper, optional)
@@ -128,52 +127,45 @@ def add_related_edges(G: nx.MultiDiGraph, *, k: int = 10, terms: bool = True) ->
     the resolution's mentions before it (``kg.build``)."""
     added = 0
     for a, b, weight, shared, shared_terms in iter_related_edges(G, k=k, terms=terms):
-        _add_edge(G, a, b, "RELATED_TO", _RelatedEdge(weight, shared, shared_terms).__dict__)
+        attrs = _RelatedEdge("RELATED_TO", weight, shared, shared_terms)
+        _add_edge(G, a, b, "RELATED_TO", attrs.__dict__)
         added += 1
     return added
 
 
 # The attributes of the graph's most numerous edges and evidence sentences are the ``__dict__``
-# of an instance of one of these classes: in CPython the dicts made by one class's ``__init__``
+# of an instance of one of these dataclasses: in CPython the dicts made by one class's ``__init__``
 # share a single key table, about half the memory of a dict literal (a paper -> entity edge and its
-# evidence: about 300 MB less at 80,000 papers). They are plain dicts to everything that reads them.
+# evidence: about 300 MB less at 80,000 papers). They are plain dicts to everything that reads them,
+# their keys in field order.
 
 
+@dataclass
 class _PaperEdge:
-    def __init__(self, rel: str, role: str, count: int, weight: float, evidence: list) -> None:
-        self.type = rel
-        self.role = role
-        self.count = count
-        self.weight = weight
-        self.evidence = evidence
+    type: str
+    role: str
+    count: int
+    weight: float
+    evidence: list[dict[str, Any]]
 
 
+@dataclass
 class _Evidence:
-    def __init__(
-        self,
-        sentence: str,
-        start: int,
-        end: int,
-        text: str,
-        extractor: str,
-        score: float,
-        paper_id: str,
-    ) -> None:
-        self.sentence = sentence
-        self.start = start
-        self.end = end
-        self.text = text
-        self.extractor = extractor
-        self.score = score
-        self.paper_id = paper_id
+    sentence: str
+    start: int
+    end: int
+    text: str
+    extractor: str
+    score: float
+    paper_id: str
 
 
+@dataclass
 class _RelatedEdge:
-    def __init__(self, weight: float, shared: list[str], shared_terms: list[str]) -> None:
-        self.type = "RELATED_TO"
-        self.weight = weight
-        self.shared = shared
-        self.shared_terms = shared_terms
+    type: str
+    weight: float
+    shared: list[str]
+    shared_terms: list[str]
 
 
 def _add_edge(G: nx.MultiDiGraph, u: str, v: str, key: str, attrs: dict[str, Any]) -> None:
@@ -183,30 +175,13 @@ def _add_edge(G: nx.MultiDiGraph, u: str, v: str, key: str, attrs: dict[str, Any
     G._succ[u][v][key] = attrs
 
 
-class _Shared:
-    """One object per distinct number: character offsets and rounded scores recur across a
-    corpus's mentions, and each would otherwise be a 24-28 byte object of its own. Ints and floats
-    are kept apart (``1 == 1.0``, but graph.json writes them differently)."""
-
-    def __init__(self) -> None:
-        self._ints: dict[int, int] = {}
-        self._floats: dict[float, float] = {}
-
-    def offset(self, value: int) -> int:
-        return self._ints.setdefault(value, value)
-
-    def score(self, value: float) -> float:
-        rounded = round(value, 4)
-        return self._floats.setdefault(rounded, rounded)
-
-
 def _add_paper_edges(
     G: nx.MultiDiGraph,
     pid: str,
     paper_id: str,
     pairs: list,
     resolution: Resolution,
-    numbers: _Shared,
+    numbers: NumberPool,
 ) -> None:
     """One edge per (paper, entity), typed by the entity's label; methods the paper introduces
     get ``PROPOSES``, and every edge keeps up to ``MAX_EVIDENCE`` sentences."""
@@ -220,11 +195,11 @@ def _add_paper_edges(
         evidence = [
             _Evidence(
                 m.sentence,
-                numbers.offset(m.start),
-                numbers.offset(m.end),
+                numbers(m.start),
+                numbers(m.end),
                 m.text,
                 m.extractor,
-                numbers.score(m.score),
+                numbers(round(m.score, 4)),
                 paper_id,
             ).__dict__
             for m in mentions[:MAX_EVIDENCE]
@@ -233,7 +208,7 @@ def _add_paper_edges(
             rel,
             "proposed" if is_proposed else "used",
             len(mentions),
-            numbers.score(max(m.score for m in mentions)),
+            numbers(round(max(m.score for m in mentions), 4)),
             evidence,
         )
         _add_edge(G, pid, eid, rel, attrs.__dict__)
@@ -492,7 +467,6 @@ def _strongest(X: Any, followed: Any, k: int, *, spare: int = 2) -> tuple[Any, A
     XfT = Xf.T.tocsr()
     keep = spare * k
     found: list[Any] = []  # each row's candidates, int32
-    counts = np.zeros(n, dtype=np.int64)
     for first in range(0, n, _BLOCK_ROWS):
         C = (Xf[first : first + _BLOCK_ROWS] @ XfT).tocsr()
         indptr, indices, data = C.indptr, C.indices, C.data
@@ -505,11 +479,10 @@ def _strongest(X: Any, followed: Any, k: int, *, spare: int = 2) -> tuple[Any, A
                 cut = np.partition(values, len(values) - keep)[len(values) - keep]
                 cols = cols[values >= cut]
             found.append(cols.astype(np.int32, copy=False))
-            counts[first + i] = len(cols)
         del C
     del Xf, XfT
-    rows = np.repeat(np.arange(n, dtype=np.int64), counts)
-    others = np.concatenate(found).astype(np.int64) if found else rows
+    rows = np.repeat(np.arange(n, dtype=np.int64), [len(cols) for cols in found])
+    others = np.concatenate(found).astype(np.int64)
     del found
     pair = np.unique(np.minimum(rows, others) * n + np.maximum(rows, others))
     del rows, others

@@ -16,6 +16,7 @@ __all__ = [
     "Entity",
     "Relation",
     "ResultMention",
+    "NumberPool",
 ]
 
 
@@ -169,3 +170,22 @@ class ResultMention:
             if d[name] is not None:
                 d[name] = list(d[name])
         return d
+
+
+class NumberPool:
+    """One object per distinct number: character offsets and scores recur across a corpus's
+    mentions, and each would otherwise be an int or float object of its own (24-28 bytes; about
+    110 MB at 80,000 papers). Ints and floats are kept apart: ``1 == 1.0``, but graph.json writes
+    them differently. ``limit``: forget everything past that many values (a bound for a pool that
+    lives as long as the process)."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self._ints: dict[int, int] = {}
+        self._floats: dict[float, float] = {}
+        self._limit = limit
+
+    def __call__(self, value: Any) -> Any:
+        pool: dict[Any, Any] = self._floats if type(value) is float else self._ints
+        if self._limit is not None and len(pool) >= self._limit:  # never from a real corpus
+            pool.clear()
+        return pool.setdefault(value, value)

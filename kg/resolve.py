@@ -257,7 +257,7 @@ def resolve(
             # a gazetteer entry outvotes one stray label
             votes[gazetteer[key][0]] = votes.get(gazetteer[key][0], 0) + 2
         # the paper that introduces a name says what it is, for all its mentions of it
-        label = introduced.get((m.paper_id, key), m.label) if introduced else m.label
+        label = introduced.get((m.paper_id, key), m.label)
         votes[label] = votes.get(label, 0) + 1
 
     label_of = {
@@ -528,10 +528,8 @@ class _Keyer:
     def key(self, m: Mention, paper_defs: dict[str, str]) -> tuple[str | None, str]:
         spelling = (m.text, m.label, m.extractor, m.canonical, m.long_form, m.short_form)
         known = self._known.get(spelling)
-        if known is None:
-            known = self._decide(m, None)
-            if known[3] is None or known[3] not in paper_defs:
-                self._known[spelling] = known
+        if known is None:  # the answer for a paper that defines no acronym
+            known = self._known[spelling] = self._decide(m, None)
         if known[3] is not None and known[3] in paper_defs:
             known = self._decide(m, paper_defs)
         if known[2]:
