@@ -16,6 +16,7 @@ import networkx as nx
 
 from kg.atomic import AtomicFiles, atomic_open
 from kg.errors import ExportError, KgError
+from kg.fastjson import dumps_text
 from kg.graph import KnowledgeGraph
 from kg.schema import as_nx
 
@@ -49,8 +50,8 @@ def write_json(
         raise ExportError(f"{path}: cannot write graph JSON ({exc})") from exc
 
 
-#: One encoder for every value (``json.dumps(..., ensure_ascii=False)`` builds a new one per call).
-_to_json = json.JSONEncoder(ensure_ascii=False).encode
+#: List and dict attributes as compact JSON text (:mod:`kg.fastjson`).
+_to_json = dumps_text
 
 
 def _encode(value: Any) -> Any:

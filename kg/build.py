@@ -5,6 +5,8 @@ The CLI and the benchmarks call :func:`build`; exports happen afterwards, at the
 
 from __future__ import annotations
 
+import functools
+import gc
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -69,6 +71,28 @@ class BuildResult:
     store: StoreSpool | None = None
 
 
+def _without_full_collections(function: Callable[..., BuildResult]) -> Callable[..., BuildResult]:
+    """Run ``function`` with the cyclic garbage collector's oldest generation left alone.
+
+    A build keeps millions of objects alive until it ends (mentions, entities, the graph), and
+    Python scans all of them again each time the heap has grown by a quarter: about 18 full
+    collections at 20,000 papers, some 13 s of a 68 s build from a store. Young collections still
+    run (they catch the short-lived cycles a pipeline makes); the thresholds are restored after.
+    """
+
+    @functools.wraps(function)
+    def run(*args: Any, **kwargs: Any) -> BuildResult:
+        thresholds = gc.get_threshold()
+        gc.set_threshold(thresholds[0], thresholds[1], 1_000_000)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            gc.set_threshold(*thresholds)
+
+    return run
+
+
+@_without_full_collections
 def build_from_papers(
     papers: Iterable[Paper],
     nlp: Language,
@@ -230,6 +254,7 @@ def _with_cache(
             close()
 
 
+@_without_full_collections
 def build(
     inputs: Iterable[str | Path],
     nlp: Language,

@@ -225,8 +225,9 @@ def read_corpus(
             on_error(warning)
 
     for paper in known:
-        ids[paper.id] = (paper.source, paper_id_for(paper.abstract))
-        abstracts[paper_id_for(paper.abstract)] = (paper.source, paper.id)
+        key = paper_id_for(paper.abstract)
+        ids[paper.id] = (paper.source, key)
+        abstracts[key] = (paper.source, paper.id)
         stats.papers += 1
         yield paper
     for source in expand_inputs(inputs, bad):

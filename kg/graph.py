@@ -19,7 +19,6 @@ rarest first) and ``shared_terms`` (the words and keywords that add most to the 
 
 from __future__ import annotations
 
-import json
 import re
 from array import array
 from collections import Counter, defaultdict
@@ -33,6 +32,7 @@ import networkx as nx
 from . import traverse
 from .atomic import AtomicFiles, atomic_open
 from .errors import GraphError
+from .fastjson import JSONDecodeError, dumps, loads
 from .model import NumberPool, Paper, Relation
 from .resolve import Resolution
 from .schema import (
@@ -552,29 +552,30 @@ class KnowledgeGraph:
         return path
 
     def iter_json(self) -> Iterator[str]:
-        """The text of :meth:`to_dict` as ``json.dump`` writes it, in pieces of about 1 MB: one
-        node or edge is encoded at a time, so no copy of the whole graph is made to write it."""
+        """The text of :meth:`to_dict` as compact JSON (:mod:`kg.fastjson`), in pieces of about
+        1 MB: one node or edge is encoded at a time, so no copy of the whole graph is made to write
+        it."""
         G = self.nx
-        dumps = json.JSONEncoder(ensure_ascii=False).encode
         head = {"directed": G.is_directed(), "multigraph": G.is_multigraph(), "graph": G.graph}
-        yield dumps(head)[:-1] + ', "nodes": ['
-        pieces: list[str] = []
+        pieces: list[bytes] = [dumps(head)[:-1] + b',"nodes":[']
         size = 0
 
         def flush() -> str:
             nonlocal size
-            text = "".join(pieces)
+            text = b"".join(pieces).decode("utf-8")
             pieces.clear()
             size = 0
             return text
 
-        for i, (node, attrs) in enumerate(G.nodes(data=True)):
-            piece = (", " if i else "") + dumps({**attrs, "id": node})
-            pieces.append(piece)
+        separator = b""
+        for node, attrs in G.nodes(data=True):
+            piece = dumps({**attrs, "id": node})
+            pieces += (separator, piece)
+            separator = b","
             size += len(piece)
             if size > 1 << 20:
                 yield flush()
-        pieces.append('], "links": [')
+        pieces.append(b'],"links":[')
         edges = (
             (
                 {**attrs, "source": u, "target": v, "key": key}
@@ -583,13 +584,15 @@ class KnowledgeGraph:
             if G.is_multigraph()
             else ({**attrs, "source": u, "target": v} for u, v, attrs in G.edges(data=True))
         )
-        for i, row in enumerate(edges):
-            piece = (", " if i else "") + dumps(row)
-            pieces.append(piece)
+        separator = b""
+        for row in edges:
+            piece = dumps(row)
+            pieces += (separator, piece)
+            separator = b","
             size += len(piece)
             if size > 1 << 20:
                 yield flush()
-        pieces.append("]}")
+        pieces.append(b"]}")
         yield flush()
 
     @classmethod
@@ -597,13 +600,12 @@ class KnowledgeGraph:
         """Read a graph written by :meth:`save` (or ``kg build``'s ``graph.json``)."""
         path = Path(path)
         try:
-            with path.open(encoding="utf-8") as handle:
-                data = json.load(handle)
+            data = loads(path.read_bytes())
         except FileNotFoundError:
             raise GraphError(
                 f"{path}: no such graph file; build one with `kg build INPUT -o OUTDIR`"
             ) from None
-        except json.JSONDecodeError as exc:
+        except JSONDecodeError as exc:
             raise GraphError(
                 f"{path}:{exc.lineno}: not a kg graph (not one JSON document: {exc.msg}); "
                 f"{_GRAPH_HINT}"

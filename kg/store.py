@@ -27,6 +27,7 @@ from extractors.pipeline import Extraction
 
 from .atomic import TEMP_PREFIX
 from .errors import KgError
+from .fastjson import dumps_text, loads
 from .model import Paper
 
 __all__ = [
@@ -132,7 +133,7 @@ def _line(item: Extraction) -> str:
         "relations": packed_relations,
         "results": [list(r) for r in results],
     }
-    return json.dumps(row, ensure_ascii=False) + "\n"
+    return dumps_text(row) + "\n"
 
 
 def _header(fingerprint: dict[str, Any]) -> str:
@@ -272,7 +273,7 @@ def read_store(
             span = (offset, len(line))
             offset += len(line)
             try:
-                row = json.loads(line)
+                row = loads(line)
                 paper = _paper(row["paper"])
                 cache: dict[tuple[int, int], str] = {}
                 mentions = [
