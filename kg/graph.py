@@ -51,6 +51,8 @@ __all__ = [
     "add_related_edges",
     "related_edges",
     "iter_related_edges",
+    "paper_features",
+    "related_from_features",
     "paper_terms",
 ]
 
@@ -121,15 +123,25 @@ def build_graph(
     return G
 
 
-def add_related_edges(G: nx.MultiDiGraph, *, k: int = 10, terms: bool = True) -> int:
-    """Add each paper's ``k`` strongest ``RELATED_TO`` edges (:func:`related_edges`) to ``G``;
-    returns how many were added. A separate step of :func:`build_graph` so that a build can free
-    the resolution's mentions before it (``kg.build``)."""
+def add_related_edges(
+    G: nx.MultiDiGraph,
+    *,
+    k: int = 10,
+    terms: bool = True,
+    edges: Iterable[tuple[str, str, float, list[str], list[str]]] | None = None,
+) -> int:
+    """Add each paper's ``k`` strongest ``RELATED_TO`` edges (:func:`related_edges`) to ``G``, or
+    ``edges`` computed before (:func:`paper_features`, :func:`related_from_features`); returns how
+    many were added. A separate step of :func:`build_graph` so that a build can weigh them before
+    the graph exists (``kg.build``)."""
     added = 0
-    for a, b, weight, shared, shared_terms in iter_related_edges(G, k=k, terms=terms):
+    if edges is None:
+        edges = iter_related_edges(G, k=k, terms=terms)
+    for a, b, weight, shared, shared_terms in edges:
         attrs = _RelatedEdge("RELATED_TO", weight, shared, shared_terms)
         _add_edge(G, a, b, "RELATED_TO", attrs.__dict__)
         added += 1
+    nx._clear_cache(G)  # what networkx's add_edge does: drop backend conversions of the old graph
     return added
 
 
@@ -169,10 +181,17 @@ class _RelatedEdge:
 
 
 def _add_edge(G: nx.MultiDiGraph, u: str, v: str, key: str, attrs: dict[str, Any]) -> None:
-    """``G.add_edge(u, v, key=key, **attrs)`` with ``attrs`` itself as the edge's dict (networkx
-    would copy it into a new one). A multigraph's key dict is shared by both ends' adjacency."""
-    G.add_edge(u, v, key=key)
-    G._succ[u][v][key] = attrs
+    """``G.add_edge(u, v, key=key, **attrs)`` for two nodes already in ``G``, with ``attrs`` itself
+    as the edge's dict (networkx would copy it into a new one) and without networkx's checks
+    (a third of a build's graph time). A multigraph's key dict is shared by both ends'
+    adjacency, as networkx's own ``add_edge`` makes it."""
+    keys = G._succ[u].get(v)
+    if keys is None:
+        if v not in G._succ:
+            raise KeyError(v)
+        G._succ[u][v] = G._pred[v][u] = {key: attrs}
+    else:
+        keys[key] = attrs
 
 
 def _add_paper_edges(
@@ -315,9 +334,65 @@ def iter_related_edges(
     capping at 500 rather than 5,000 keeps the same share of same-area neighbours (0.420 vs 0.421,
     ``bench/related.py --max-postings``) at a fraction of the products.
     """
+    papers = sorted(n for n, d in G.nodes(data=True) if d.get("label") == "Paper")
+
+    def features(pid: str) -> dict[str, int]:
+        feats: dict[str, int] = {}
+        for eid, keyed in G.succ[pid].items():
+            for rel, data in keyed.items():
+                if rel != "RELATED_TO":
+                    feats[eid] = feats.get(eid, 0) + int(data.get("count", 1) or 1)
+        if terms:
+            feats.update(paper_terms(G.nodes[pid]))
+        return feats
+
+    yield from related_from_features(
+        papers, map(features, papers), k=k, max_postings=max_postings, min_df=min_df
+    )
+
+
+def paper_features(
+    papers: Iterable[Paper], resolution: Resolution, *, terms: bool = True
+) -> tuple[list[str], Iterator[dict[str, int]]]:
+    """Each paper's node id (sorted) and, lazily in that order, the features
+    :func:`iter_related_edges` would read off the graph that :func:`build_graph` makes of
+    ``papers`` and ``resolution`` (its entities, in the order of their first mention, with their
+    mention counts, then its terms): so that a build can weigh ``RELATED_TO`` before the graph
+    exists and free the matrices before the graph is allocated (a lower peak of memory)."""
+    order: dict[str, list[tuple[int, str]]] = {paper_node_id(p.id): [] for p in papers}
+    attrs = {paper_node_id(p.id): p for p in papers}
+    for mention, eid in resolution.assignments:
+        order[paper_node_id(mention.paper_id)].append((mention.start, eid))
+    nodes = sorted(order)
+
+    def features(pid: str) -> dict[str, int]:
+        feats: dict[str, int] = {}
+        for _, eid in sorted(order.pop(pid), key=lambda pair: pair[0]):
+            feats[eid] = feats.get(eid, 0) + 1
+        if terms:
+            paper = attrs[pid]
+            feats.update(
+                paper_terms(
+                    {"title": paper.title, "abstract": paper.abstract, "keywords": paper.keywords}
+                )
+            )
+        return feats
+
+    return nodes, map(features, nodes)
+
+
+def related_from_features(
+    papers: list[str],
+    features: Iterable[dict[str, int]],
+    *,
+    k: int = 10,
+    max_postings: int = 500,
+    min_df: int = 2,
+) -> Iterator[tuple[str, str, float, list[str], list[str]]]:
+    """The edges of :func:`iter_related_edges` from each paper's features (an entity id, with a
+    colon, or a term, without, and its count), given in the order of ``papers`` (sorted)."""
     import numpy as np
 
-    papers = sorted(n for n, d in G.nodes(data=True) if d.get("label") == "Paper")
     n_papers = len(papers)
     if n_papers < 2 or k < 1:
         return
@@ -327,25 +402,18 @@ def iter_related_edges(
     columns = array("i")  # flat machine integers: a Python list of ints costs 36 bytes an entry
     counts = array("i")
     lengths = np.zeros(n_papers, dtype=np.int64)
-    for i, pid in enumerate(papers):
-        feats: dict[str, int] = {}
-        for _, eid, rel, data in G.out_edges(pid, keys=True, data=True):
-            if rel != "RELATED_TO":
-                feats[eid] = feats.get(eid, 0) + int(data.get("count", 1) or 1)
-        if terms:
-            feats.update(paper_terms(G.nodes[pid]))
-        new = [f for f in feats if f not in vocabulary]
-        vocabulary.update(zip(new, range(len(vocabulary), len(vocabulary) + len(new))))
-        columns.extend(map(vocabulary.__getitem__, feats))
+    for i, feats in enumerate(features):
+        # a new feature's number is the vocabulary's size before setdefault adds it
+        columns.extend([vocabulary.setdefault(f, len(vocabulary)) for f in feats])
         counts.extend(feats.values())
         lengths[i] = len(feats)
-    features = list(vocabulary)
+    names = list(vocabulary)
     del vocabulary
-    X, df = _normalised_rows(columns, counts, lengths, len(features), min_df)
+    X, df = _normalised_rows(columns, counts, lengths, len(names), min_df)
     del columns, counts
     followed = np.flatnonzero((df <= max_postings) & (df >= min_df))
     pairs = _strongest(X, followed, k)
-    yield from _explained(X, pairs, features, df, papers)
+    yield from _explained(X, pairs, names, df, papers)
 
 
 #: Pairs weighed or explained at a time: the products of their two vectors are held at once
