@@ -303,7 +303,6 @@ def cmd_stages(args: argparse.Namespace) -> None:
     for name in (
         "resolve",
         "resolve_relations",
-        "related_from_features",
         "build_graph",
         "add_result_nodes",
         "add_related_edges",

@@ -21,13 +21,7 @@ from extractors.pipeline import Extraction
 
 from .corpus import CorpusStats, read_corpus
 from .errors import BadRecord, CorpusError
-from .graph import (
-    KnowledgeGraph,
-    add_related_edges,
-    build_graph,
-    paper_features,
-    related_from_features,
-)
+from .graph import KnowledgeGraph, add_related_edges, build_graph
 from .model import Mention, Paper, RelationMention, ResultMention
 from .records import LIMITS, Limits
 from .resolve import canonical_key, resolve, resolve_relations
@@ -186,20 +180,16 @@ def build_from_papers(
     resolution = resolve(extracted)
     relations = resolve_relations(relation_mentions, resolution)
     del relation_mentions
-    # RELATED_TO is weighed before the graph exists: its matrices (a few hundred MB at 80,000
-    # papers) are freed before the graph is allocated, not held beside it
-    related = list(related_from_features(*paper_features(kept, resolution), k=related_k))
     graph = KnowledgeGraph(build_graph(kept, resolution, relations, related_k=0))
     results = add_result_nodes(graph.nx, result_mentions, resolution)
     merges = resolution.merges()
     mention_count = sum(len(ms) for _, ms in extracted)
     resolution_stats = asdict(resolution.stats)
-    # the graph holds what is kept: the mentions can go before the exports
+    # the graph holds what is kept: the mentions can go before RELATED_TO and the exports
     n_papers = len(kept)
     del extracted, resolution, relations, result_mentions, kept
     canonical_key.cache_clear()  # a key per spelling of the corpus (tens of MB), needed no more
-    add_related_edges(graph.nx, edges=related)
-    del related
+    add_related_edges(graph.nx, k=related_k)
     annotate_years(graph.nx)  # first_year, papers_by_year, mean_year on entities of dated papers
     seconds = time.perf_counter() - start
     stats = graph.stats()

@@ -51,8 +51,6 @@ __all__ = [
     "add_related_edges",
     "related_edges",
     "iter_related_edges",
-    "paper_features",
-    "related_from_features",
     "paper_terms",
 ]
 
@@ -123,20 +121,12 @@ def build_graph(
     return G
 
 
-def add_related_edges(
-    G: nx.MultiDiGraph,
-    *,
-    k: int = 10,
-    terms: bool = True,
-    edges: Iterable[tuple[str, str, float, list[str], list[str]]] | None = None,
-) -> int:
-    """Add each paper's ``k`` strongest ``RELATED_TO`` edges (:func:`related_edges`) to ``G``, or
-    ``edges`` computed before (:func:`paper_features`, :func:`related_from_features`); returns how
-    many were added. A separate step of :func:`build_graph` so that a build can weigh them before
-    the graph exists (``kg.build``)."""
+def add_related_edges(G: nx.MultiDiGraph, *, k: int = 10, terms: bool = True) -> int:
+    """Add each paper's ``k`` strongest ``RELATED_TO`` edges (:func:`related_edges`) to ``G``;
+    returns how many were added. A separate step of :func:`build_graph` so that a build can free
+    the resolution's mentions before it (``kg.build``)."""
     added = 0
-    if edges is None:
-        edges = iter_related_edges(G, k=k, terms=terms)
+    edges = iter_related_edges(G, k=k, terms=terms)
     for a, b, weight, shared, shared_terms in edges:
         attrs = _RelatedEdge("RELATED_TO", weight, shared, shared_terms)
         _add_edge(G, a, b, "RELATED_TO", attrs.__dict__)
@@ -346,42 +336,12 @@ def iter_related_edges(
             feats.update(paper_terms(G.nodes[pid]))
         return feats
 
-    yield from related_from_features(
+    yield from _related_from_features(
         papers, map(features, papers), k=k, max_postings=max_postings, min_df=min_df
     )
 
 
-def paper_features(
-    papers: Iterable[Paper], resolution: Resolution, *, terms: bool = True
-) -> tuple[list[str], Iterator[dict[str, int]]]:
-    """Each paper's node id (sorted) and, lazily in that order, the features
-    :func:`iter_related_edges` would read off the graph that :func:`build_graph` makes of
-    ``papers`` and ``resolution`` (its entities, in the order of their first mention, with their
-    mention counts, then its terms): so that a build can weigh ``RELATED_TO`` before the graph
-    exists and free the matrices before the graph is allocated (a lower peak of memory)."""
-    order: dict[str, list[tuple[int, str]]] = {paper_node_id(p.id): [] for p in papers}
-    attrs = {paper_node_id(p.id): p for p in papers}
-    for mention, eid in resolution.assignments:
-        order[paper_node_id(mention.paper_id)].append((mention.start, eid))
-    nodes = sorted(order)
-
-    def features(pid: str) -> dict[str, int]:
-        feats: dict[str, int] = {}
-        for _, eid in sorted(order.pop(pid), key=lambda pair: pair[0]):
-            feats[eid] = feats.get(eid, 0) + 1
-        if terms:
-            paper = attrs[pid]
-            feats.update(
-                paper_terms(
-                    {"title": paper.title, "abstract": paper.abstract, "keywords": paper.keywords}
-                )
-            )
-        return feats
-
-    return nodes, map(features, nodes)
-
-
-def related_from_features(
+def _related_from_features(
     papers: list[str],
     features: Iterable[dict[str, int]],
     *,
