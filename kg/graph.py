@@ -574,23 +574,29 @@ class KnowledgeGraph:
         The file is replaced whole or not at all (with ``files``, together with its other files).
         """
         path = Path(path)
-        with atomic_open(path, files=files, newline="") as handle:
-            for chunk in self.iter_json():
+        with atomic_open(path, "wb", files=files, encoding=None) as handle:
+            for chunk in self.iter_json_bytes():
                 handle.write(chunk)
         return path
 
     def iter_json(self) -> Iterator[str]:
-        """The text of :meth:`to_dict` as compact JSON (:mod:`kg.fastjson`), in pieces of about
-        1 MB: one node or edge is encoded at a time, so no copy of the whole graph is made to write
-        it."""
+        """:meth:`iter_json_bytes` as text."""
+        for chunk in self.iter_json_bytes():
+            yield chunk.decode("utf-8")
+
+    def iter_json_bytes(self) -> Iterator[bytes]:
+        """The UTF-8 text of :meth:`to_dict` as compact JSON (:mod:`kg.fastjson`), in pieces of
+        about 1 MB: one node or edge is encoded at a time, so no copy of the whole graph is made to
+        write it. (Bytes: decoding each piece to a ``str`` left about 120 MB of freed but
+        fragmented memory behind at 20,000 papers.)"""
         G = self.nx
         head = {"directed": G.is_directed(), "multigraph": G.is_multigraph(), "graph": G.graph}
         pieces: list[bytes] = [dumps(head)[:-1] + b',"nodes":[']
         size = 0
 
-        def flush() -> str:
+        def flush() -> bytes:
             nonlocal size
-            text = b"".join(pieces).decode("utf-8")
+            text = b"".join(pieces)
             pieces.clear()
             size = 0
             return text
