@@ -173,3 +173,19 @@ def test_related_edges_are_each_papers_k_nearest_by_the_full_cosine():
             assert set(got) == expected
         else:  # candidates from rare features only: most of the same neighbours still
             assert len(set(got) & expected) >= 0.8 * len(expected)
+
+
+def test_a_built_graph_reads_the_same_edges_from_either_end(example_graph):
+    # paper -> entity and RELATED_TO edges go straight into networkx's adjacency (kg.graph._add_edge):
+    # in-edge views, which traverse and the paper map read, must see them as out-edge views do
+    G = example_graph.nx
+    out_edges = sorted((u, v, k, repr(d)) for u, v, k, d in G.out_edges(keys=True, data=True))
+    in_edges = sorted((u, v, k, repr(d)) for u, v, k, d in G.in_edges(keys=True, data=True))
+    assert out_edges == in_edges
+    kinds = {k for _, _, k in G.edges(keys=True)}
+    assert {"RELATED_TO", "USES"} <= kinds
+    paper = next(p for p, _, k in G.edges(keys=True) if k == "RELATED_TO")
+    assert example_graph.related_papers(paper)  # found through the in-edges of the other end too
+    assert G.number_of_edges() == sum(
+        len(keys) for nbrs in G.pred.values() for keys in nbrs.values()
+    )
