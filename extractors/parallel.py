@@ -13,6 +13,7 @@ go, not ahead of them.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections import deque
@@ -122,6 +123,9 @@ _worker_nlp: Language | None = None
 
 def _init_worker(nlp: Language | None) -> None:
     global _worker_nlp
+    # a forked worker inherits the build's garbage-collector thresholds (kg.build leaves the oldest
+    # generation alone in the driver); a worker holds only the pipeline and one batch: defaults
+    gc.set_threshold(700, 10, 10)
     if nlp is not None:  # spawn: the pipeline came pickled; fork: it is already here
         _worker_nlp = nlp
 
