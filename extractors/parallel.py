@@ -123,9 +123,10 @@ _worker_nlp: Language | None = None
 
 def _init_worker(nlp: Language | None) -> None:
     global _worker_nlp
-    # a forked worker inherits the build's garbage-collector thresholds (kg.build leaves the oldest
-    # generation alone in the driver); a worker holds only the pipeline and one batch: defaults
-    gc.set_threshold(700, 10, 10)
+    # a forked worker inherits the driver's build-time setting (kg.build leaves the oldest
+    # generation alone there); a worker holds only the pipeline and one batch: Python's default
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, 10)
     if nlp is not None:  # spawn: the pipeline came pickled; fork: it is already here
         _worker_nlp = nlp
 

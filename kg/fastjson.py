@@ -1,7 +1,7 @@
 """JSON for the large files (graph.json, GraphML's JSON attributes, the extraction store).
 
-orjson encodes a 20,000-paper graph about ten times faster than the standard library's encoder
-(one second against ten for graph.json's 250 MB), and reads it back several times faster. Its text
+orjson writes the graph.json of 20,000 papers (236 MB) in 4.7 s where the standard library's
+encoder took 11.2 s, and reads JSON faster too. Its text
 is compact (no spaces after ``,`` and ``:``) and always UTF-8. A value orjson does not take (a
 dict with integer keys, an integer over 64 bits, a float subclass) falls back to the standard
 library with the same separators, so anything ``json.dumps`` can write is still written.

@@ -323,35 +323,9 @@ def iter_related_edges(
     capping at 500 rather than 5,000 keeps the same share of same-area neighbours (0.420 vs 0.421,
     ``bench/related.py --max-postings``) at a fraction of the products.
     """
-    papers = sorted(n for n, d in G.nodes(data=True) if d.get("label") == "Paper")
-
-    def features(pid: str) -> dict[str, int]:
-        feats: dict[str, int] = {}
-        for eid, keyed in G.succ[pid].items():
-            for rel, data in keyed.items():
-                if rel != "RELATED_TO":
-                    feats[eid] = feats.get(eid, 0) + int(data.get("count", 1) or 1)
-        if terms:
-            feats.update(paper_terms(G.nodes[pid]))
-        return feats
-
-    yield from _related_from_features(
-        papers, map(features, papers), k=k, max_postings=max_postings, min_df=min_df
-    )
-
-
-def _related_from_features(
-    papers: list[str],
-    features: Iterable[dict[str, int]],
-    *,
-    k: int = 10,
-    max_postings: int = 500,
-    min_df: int = 2,
-) -> Iterator[tuple[str, str, float, list[str], list[str]]]:
-    """The edges of :func:`iter_related_edges` from each paper's features (an entity id, with a
-    colon, or a term, without, and its count), given in the order of ``papers`` (sorted)."""
     import numpy as np
 
+    papers = sorted(n for n, d in G.nodes(data=True) if d.get("label") == "Paper")
     n_papers = len(papers)
     if n_papers < 2 or k < 1:
         return
@@ -361,7 +335,14 @@ def _related_from_features(
     columns = array("i")  # flat machine integers: a Python list of ints costs 36 bytes an entry
     counts = array("i")
     lengths = np.zeros(n_papers, dtype=np.int64)
-    for i, feats in enumerate(features):
+    for i, pid in enumerate(papers):
+        feats: dict[str, int] = {}
+        for eid, keyed in G.succ[pid].items():
+            for rel, data in keyed.items():
+                if rel != "RELATED_TO":
+                    feats[eid] = feats.get(eid, 0) + int(data.get("count", 1) or 1)
+        if terms:
+            feats.update(paper_terms(G.nodes[pid]))
         # a new feature's number is the vocabulary's size before setdefault adds it
         columns.extend([vocabulary.setdefault(f, len(vocabulary)) for f in feats])
         counts.extend(feats.values())
