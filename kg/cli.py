@@ -6,6 +6,7 @@ A user's mistake ends in one line naming the file, line and problem and a non-ze
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from collections.abc import Callable
@@ -86,6 +87,11 @@ def main() -> None:
     except KeyboardInterrupt:
         err_console.print("interrupted")
         sys.exit(130)
+    finally:
+        # a built graph is a reference cycle (networkx caches views that point back at it), so it
+        # is freed only by the collection Python runs at exit: 3.4 s at 20,000 papers, for memory
+        # the system takes back anyway. Frozen objects are left out of that collection.
+        gc.freeze()
 
 
 def _count(n: int, word: str) -> str:
