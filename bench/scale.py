@@ -15,8 +15,8 @@ so that a machine whose speed drifts still gives a fair ratio; run on an otherwi
     python bench/scale.py memory --store DIR [--limit N]
     # incremental: N papers then M more with --update, against a full build of N + M
     python bench/scale.py incremental CORPUS... --base 20000 --add 1000 [--base-store DIR]
-    # wall seconds and RSS of each stage after extraction, for a build from a store
-    python bench/scale.py stages --store DIR [--limit N]
+    # wall seconds and RSS of each stage, for a build from a store (--add: an update with FILE)
+    python bench/scale.py stages --store DIR [--limit N] [--add FILE] [--workers N]
 """
 
 from __future__ import annotations
@@ -316,10 +316,11 @@ def cmd_stages(args: argparse.Namespace) -> None:
         source = Path(args.store)
         if args.limit:
             source = head_store(source, args.limit, Path(tmp) / "store")
-        empty = Path(tmp) / "none.jsonl"
-        empty.write_text("")
+        new = Path(args.add) if args.add else Path(tmp) / "none.jsonl"
+        if not args.add:
+            new.write_text("")
         start = last[0] = time.perf_counter()
-        result = build.build([empty], nlp, update=source)
+        result = build.build([new], nlp, update=source, workers=args.workers)
         mark("(rest of the build)")
         outputs.write_build_outputs(
             result.graph,
@@ -328,7 +329,7 @@ def cmd_stages(args: argparse.Namespace) -> None:
             Path(tmp) / "out",
             html=False,
             store=result.store,
-            processes=2,
+            processes=args.workers,
         )
         mark("(rest of the files)")
         print(
@@ -372,6 +373,8 @@ def main() -> None:
     p = sub.add_parser("stages")
     p.add_argument("--store", required=True)
     p.add_argument("--limit", type=int)
+    p.add_argument("--add", help="a corpus file to add to the store's papers (an update)")
+    p.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     {
         "stages": cmd_stages,

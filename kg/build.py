@@ -190,7 +190,7 @@ def build_from_papers(
     n_papers = len(kept)
     del extracted, resolution, relations, result_mentions, kept
     canonical_key.cache_clear()  # a key per spelling of the corpus (tens of MB), needed no more
-    add_related_edges(graph.nx, k=related_k)
+    add_related_edges(graph.nx, k=related_k, processes=workers)
     annotate_years(graph.nx)  # first_year, papers_by_year, mean_year on entities of dated papers
     seconds = time.perf_counter() - start
     stats = graph.stats()

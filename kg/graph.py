@@ -24,6 +24,7 @@ from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from . import traverse
 from .atomic import AtomicFiles, atomic_open
 from .errors import GraphError
 from .fastjson import JSONDecodeError, dumps, loads
+from .forked import fork_map, split
 from .model import NumberPool, Paper, Relation
 from .resolve import Resolution
 from .schema import (
@@ -121,12 +123,16 @@ def build_graph(
     return G
 
 
-def add_related_edges(G: nx.MultiDiGraph, *, k: int = 10, terms: bool = True) -> int:
+def add_related_edges(
+    G: nx.MultiDiGraph, *, k: int = 10, terms: bool = True, processes: int = 1
+) -> int:
     """Add each paper's ``k`` strongest ``RELATED_TO`` edges (:func:`related_edges`) to ``G``;
     returns how many were added. A separate step of :func:`build_graph` so that a build can free
-    the resolution's mentions before it (``kg.build``)."""
+    the resolution's mentions before it (``kg.build``); ``processes``: see
+    :func:`iter_related_edges`."""
     added = 0
-    for a, b, weight, shared, shared_terms in iter_related_edges(G, k=k, terms=terms):
+    related = iter_related_edges(G, k=k, terms=terms, processes=processes)
+    for a, b, weight, shared, shared_terms in related:
         attrs = _RelatedEdge("RELATED_TO", weight, shared, shared_terms)
         _add_edge(G, a, b, "RELATED_TO", attrs.__dict__)
         added += 1
@@ -290,9 +296,14 @@ def related_edges(
     max_postings: int = 500,
     min_df: int = 2,
     terms: bool = True,
+    processes: int = 1,
 ) -> list[tuple[str, str, float, list[str], list[str]]]:
     """The edges of :func:`iter_related_edges`, as a list."""
-    return list(iter_related_edges(G, k=k, max_postings=max_postings, min_df=min_df, terms=terms))
+    return list(
+        iter_related_edges(
+            G, k=k, max_postings=max_postings, min_df=min_df, terms=terms, processes=processes
+        )
+    )
 
 
 def iter_related_edges(
@@ -302,6 +313,7 @@ def iter_related_edges(
     max_postings: int = 500,
     min_df: int = 2,
     terms: bool = True,
+    processes: int = 1,
 ) -> Iterator[tuple[str, str, float, list[str], list[str]]]:
     """``(paper a, paper b, weight, shared entity ids, shared terms)`` for each paper's ``k``
     strongest neighbours (a < b; each pair once).
@@ -322,6 +334,11 @@ def iter_related_edges(
     is then the exact cosine over every feature (:func:`_strongest`). On 5,358 ICLR 2026 papers,
     capping at 500 rather than 5,000 keeps the same share of same-area neighbours (0.420 vs 0.421,
     ``bench/related.py --max-postings``) at a fraction of the products.
+
+    ``processes`` above 1: the features, the candidates, the weights and the explanations are each
+    computed over that many slices of the papers (or pairs) at once, in forked children
+    (:mod:`kg.forked`); every slice gives what it would give in one process, so the edges are the
+    same.
     """
     import numpy as np
 
@@ -329,12 +346,44 @@ def iter_related_edges(
     n_papers = len(papers)
     if n_papers < 2 or k < 1:
         return
-    # features are numbered as first met; the vectors go straight into the matrix's arrays. A
-    # feature is an entity id ("method:lora", always with a colon) or a term (never one).
+    # each slice numbers its features as first met; renumbered in slice order, they are numbered
+    # as first met over all the papers
+    vocabulary: dict[str, int] = {}
+    columns, counts, lengths = [], [], []
+    for names, cols, values, sizes in fork_map(
+        lambda rows: _features(G, papers[rows.start : rows.stop], terms),
+        split(n_papers, processes),
+        processes=processes,
+    ):
+        renumber = np.fromiter(
+            (vocabulary.setdefault(f, len(vocabulary)) for f in names), np.int32, len(names)
+        )
+        columns.append(renumber[cols])
+        counts.append(values)
+        lengths.append(sizes)
+    names = list(vocabulary)
+    del vocabulary
+    X, df = _normalised_rows(
+        np.concatenate(columns), np.concatenate(counts), np.concatenate(lengths), len(names), min_df
+    )
+    del columns, counts
+    followed = np.flatnonzero((df <= max_postings) & (df >= min_df))
+    pairs = _strongest(X, followed, k, processes=processes)
+    yield from _explained(X, pairs, names, df, papers, processes=processes)
+
+
+def _features(
+    G: nx.MultiDiGraph, papers: list[str], terms: bool
+) -> tuple[list[str], Any, Any, Any]:
+    """The feature counts of ``papers``' vectors: the features (entity ids, which always have a
+    colon, and terms, which never do) numbered as first met, then each paper's feature numbers,
+    counts and its number of features, as flat arrays (compact to send from a child)."""
+    import numpy as np
+
     vocabulary: dict[str, int] = {}
     columns = array("i")  # flat machine integers: a Python list of ints costs 36 bytes an entry
     counts = array("i")
-    lengths = np.zeros(n_papers, dtype=np.int64)
+    lengths = np.zeros(len(papers), dtype=np.int64)
     for i, pid in enumerate(papers):
         feats: dict[str, int] = {}
         for eid, keyed in G.succ[pid].items():
@@ -347,13 +396,12 @@ def iter_related_edges(
         columns.extend([vocabulary.setdefault(f, len(vocabulary)) for f in feats])
         counts.extend(feats.values())
         lengths[i] = len(feats)
-    names = list(vocabulary)
-    del vocabulary
-    X, df = _normalised_rows(columns, counts, lengths, len(names), min_df)
-    del columns, counts
-    followed = np.flatnonzero((df <= max_postings) & (df >= min_df))
-    pairs = _strongest(X, followed, k)
-    yield from _explained(X, pairs, names, df, papers)
+    return (
+        list(vocabulary),
+        np.frombuffer(columns, dtype=np.int32),
+        np.frombuffer(counts, dtype=np.int32),
+        lengths,
+    )
 
 
 #: Pairs weighed or explained at a time: the products of their two vectors are held at once
@@ -362,13 +410,14 @@ _EXPLAIN_CHUNK = 5_000
 
 
 def _explained(
-    X: Any, pairs: Any, features: list[str], df: Any, papers: list[str]
+    X: Any, pairs: Any, features: list[str], df: Any, papers: list[str], *, processes: int = 1
 ) -> Iterator[tuple[str, str, float, list[str], list[str]]]:
     """Each pair with its explanation: the entities both papers have, rarest first (then by id),
     and the ``MAX_SHARED_TERMS`` terms whose product of weights is largest (then by the term).
 
     Vectorised: the features two papers share are the non-zeros of the elementwise product of
-    their rows, taken for a chunk of pairs at once and ordered with one ``lexsort``.
+    their rows, taken for a chunk of pairs at once and ordered with one ``lexsort``; the chunks
+    are shared among ``processes``, which send back only the arrays of feature numbers.
     """
     import numpy as np
 
@@ -384,7 +433,10 @@ def _explained(
     term_rank = np.zeros(len(features), dtype=np.int64)
     term_rank[sorted(term_ids, key=features.__getitem__)] = np.arange(len(term_ids))
     a_all, b_all, w_all = pairs
-    for lo in range(0, len(a_all), _EXPLAIN_CHUNK):
+
+    def shared(lo: int) -> tuple[Any, Any, Any, Any]:
+        """For the chunk of pairs from ``lo``: the shared entities and top terms of all its pairs
+        (feature numbers, in order) and where each pair's start in them."""
         a, b = a_all[lo : lo + _EXPLAIN_CHUNK], b_all[lo : lo + _EXPLAIN_CHUNK]
         n = len(a)
         P = X[a].multiply(X[b]).tocsr()
@@ -401,8 +453,16 @@ def _explained(
         top = np.arange(len(t_row)) - np.searchsorted(t_row, t_row) < MAX_SHARED_TERMS
         t_row, t_feat = t_row[top], t_feat[top]
         bounds = np.arange(n + 1)
-        e_at = np.searchsorted(e_row, bounds).tolist()
-        t_at = np.searchsorted(t_row, bounds).tolist()
+        return e_feat, np.searchsorted(e_row, bounds), t_feat, np.searchsorted(t_row, bounds)
+
+    starts = range(0, len(a_all), _EXPLAIN_CHUNK)
+    slices = [starts[s.start : s.stop] for s in split(len(starts), processes)]
+    found = fork_map(lambda los: [shared(lo) for lo in los], slices, processes=processes)
+    for lo, (e_feat, e_at, t_feat, t_at) in zip(
+        starts, (chunk for piece in found for chunk in piece), strict=True
+    ):
+        a, b = a_all[lo : lo + _EXPLAIN_CHUNK], b_all[lo : lo + _EXPLAIN_CHUNK]
+        e_at, t_at = e_at.tolist(), t_at.tolist()
         e_names = [features[f] for f in e_feat.tolist()]
         t_names = [features[f] for f in t_feat.tolist()]
         weights = w_all[lo : lo + _EXPLAIN_CHUNK].tolist()
@@ -417,7 +477,7 @@ def _explained(
 
 
 def _normalised_rows(
-    columns: array, counts: array, lengths: Any, n_features: int, min_df: int
+    columns: Any, counts: Any, lengths: Any, n_features: int, min_df: int
 ) -> tuple[Any, Any]:
     """The papers' L2-normalised ``(1 + ln count) * idf`` vectors as one CSR matrix, and each
     feature's document frequency. Made in place, a block of rows at a time: the vectors are the
@@ -427,12 +487,12 @@ def _normalised_rows(
     from scipy import sparse
 
     n_papers = len(lengths)
-    col = np.frombuffer(columns, dtype=np.int32)  # a view: the matrix's indices, not a copy
+    col = np.asarray(columns, dtype=np.int32)  # the matrix's indices, not a copy
     df = np.bincount(col, minlength=n_features)
     # idf, zero for features of one paper (they say nothing about neighbours)
     idf = np.log((1 + n_papers) / (1 + df)) + 1.0
     idf[df < min_df] = 0.0
-    values = np.frombuffer(counts, dtype=np.int32).astype(np.float64)
+    values = np.asarray(counts).astype(np.float64)
     indptr = np.concatenate([[0], np.cumsum(lengths)])
     for first in range(0, n_papers, _VECTOR_ROWS):
         last = min(first + _VECTOR_ROWS, n_papers)
@@ -455,7 +515,9 @@ def _normalised_rows(
 _VECTOR_ROWS = 4096
 
 
-def _strongest(X: Any, followed: Any, k: int, *, spare: int = 2) -> tuple[Any, Any, Any]:
+def _strongest(
+    X: Any, followed: Any, k: int, *, spare: int = 2, processes: int = 1
+) -> tuple[Any, Any, Any]:
     """Arrays ``a, b, cosine`` (a < b, sorted) of each row's ``k`` nearest other rows of the
     L2-normalised sparse matrix ``X`` (ties: the smaller index).
 
@@ -467,6 +529,8 @@ def _strongest(X: Any, followed: Any, k: int, *, spare: int = 2) -> tuple[Any, A
        up are kept, so ties never depend on the order of a selection);
     2. the exact cosine over every feature for each candidate pair, and each row's ``k`` best of
        the pairs it is in.
+
+    Both steps over ``processes`` slices (of the rows, then of the pairs) at once.
     """
     import numpy as np
 
@@ -474,38 +538,51 @@ def _strongest(X: Any, followed: Any, k: int, *, spare: int = 2) -> tuple[Any, A
     n = Xf.shape[0]
     XfT = Xf.T.tocsr()
     keep = spare * k
-    found: list[Any] = []  # each row's candidates, int32
-    for first in range(0, n, _BLOCK_ROWS):
-        C = (Xf[first : first + _BLOCK_ROWS] @ XfT).tocsr()
-        indptr, indices, data = C.indptr, C.indices, C.data
-        for i in range(C.shape[0]):
-            lo, hi = indptr[i], indptr[i + 1]
-            cols, values = indices[lo:hi], data[lo:hi]
-            mine = (cols != first + i) & (values > 0.0)  # not its own neighbour
-            cols, values = cols[mine], values[mine]
-            if len(values) > keep:
-                cut = np.partition(values, len(values) - keep)[len(values) - keep]
-                cols = cols[values >= cut]
-            found.append(cols.astype(np.int32, copy=False))
-        del C
-    del Xf, XfT
-    rows = np.repeat(np.arange(n, dtype=np.int64), [len(cols) for cols in found])
-    others = np.concatenate(found).astype(np.int64)
-    del found
+
+    def candidates(rows: range) -> tuple[Any, Any]:
+        """Each row's number of candidates, and the candidates of all of them in row order."""
+        found: list[Any] = []
+        for first in range(rows.start, rows.stop, _BLOCK_ROWS):
+            C = (Xf[first : min(first + _BLOCK_ROWS, rows.stop)] @ XfT).tocsr()
+            indptr, indices, data = C.indptr, C.indices, C.data
+            for i in range(C.shape[0]):
+                lo, hi = indptr[i], indptr[i + 1]
+                cols, values = indices[lo:hi], data[lo:hi]
+                mine = (cols != first + i) & (values > 0.0)  # not its own neighbour
+                cols, values = cols[mine], values[mine]
+                if len(values) > keep:
+                    cut = np.partition(values, len(values) - keep)[len(values) - keep]
+                    cols = cols[values >= cut]
+                found.append(cols.astype(np.int32, copy=False))
+            del C
+        sizes = np.fromiter(map(len, found), np.int64, len(found))
+        return sizes, np.concatenate(found) if found else np.zeros(0, np.int32)
+
+    pieces = fork_map(candidates, split(n, processes), processes=processes)
+    Xf = XfT = None  # (the closure's: del would not free them)
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.concatenate([p[0] for p in pieces]))
+    others = np.concatenate([p[1] for p in pieces]).astype(np.int64)
+    del pieces
     pair = np.unique(np.minimum(rows, others) * n + np.maximum(rows, others))
     del rows, others
     if not len(pair):
         return pair, pair, np.zeros(0)
     a, b = (pair // n).astype(np.int32), (pair % n).astype(np.int32)
     del pair
-    w = np.concatenate(
-        [
-            np.asarray(
-                X[a[lo : lo + _EXPLAIN_CHUNK]].multiply(X[b[lo : lo + _EXPLAIN_CHUNK]]).sum(axis=1)
-            ).ravel()
-            for lo in range(0, len(a), _EXPLAIN_CHUNK)
-        ]
-    )
+
+    def cosines(at: range) -> Any:
+        return np.concatenate(
+            [
+                np.asarray(
+                    X[a[lo : min(lo + _EXPLAIN_CHUNK, at.stop)]]
+                    .multiply(X[b[lo : min(lo + _EXPLAIN_CHUNK, at.stop)]])
+                    .sum(axis=1)
+                ).ravel()
+                for lo in range(at.start, at.stop, _EXPLAIN_CHUNK)
+            ]
+        )
+
+    w = np.concatenate(fork_map(cosines, split(len(a), processes), processes=processes))
     # each row's k best among the pairs it is in (both ends), ties to the smaller other index
     ends, others = np.concatenate([a, b]), np.concatenate([b, a])
     order = np.lexsort((others, -np.concatenate([w, w]), ends))
@@ -634,7 +711,11 @@ class KnowledgeGraph:
     def stats(self) -> dict[str, Any]:
         """Counts: nodes per label, edges per type, mentions."""
         nodes = Counter(d.get("label", "?") for _, d in self.nx.nodes(data=True))
-        edges = Counter(k for _, _, k in self.nx.edges(keys=True))
+        # the keys of every (u, v) key dict, counted in C (a generator over edges(keys=True): 1.3 s
+        # of an update at 21,000 papers)
+        edges = Counter(
+            chain.from_iterable(k for nbrs in self.nx._succ.values() for k in nbrs.values())
+        )
         mentions = sum(
             len(d.get("mentions", []))
             for _, d in self.nx.nodes(data=True)

@@ -49,11 +49,10 @@ def entity_year_counts(
     years = paper_years(G) if years is None else years
     counts: dict[str, dict[int, int]] = {}
     for paper, year in years.items():
-        named: set[str] = set()  # a paper counts once however many edge types link it
-        for _, entity, key in G.out_edges(paper, keys=True):
-            if key not in PAPER_EDGE_TYPES or entity in named:
+        # each neighbour once with all its edge keys: a paper counts once however many types link it
+        for entity, keyed in G._succ[paper].items():
+            if keyed.keys().isdisjoint(PAPER_EDGE_TYPES):
                 continue
-            named.add(entity)
             by_year = counts.get(entity)
             if by_year is None:
                 counts[entity] = {year: 1}

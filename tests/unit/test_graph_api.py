@@ -175,6 +175,37 @@ def test_related_edges_are_each_papers_k_nearest_by_the_full_cosine():
             assert len(set(got) & expected) >= 0.8 * len(expected)
 
 
+def test_related_edges_are_the_same_computed_in_several_processes(example_graph, monkeypatch):
+    """Features, candidates, weights and explanations over slices in forked children (what
+    ``kg build --workers 2`` does) give the one-process edges, in the same order."""
+    import random
+
+    import kg.graph
+    from kg.graph import related_edges
+
+    # small blocks and chunks, so that every slice holds several of them
+    monkeypatch.setattr(kg.graph, "_BLOCK_ROWS", 8)
+    monkeypatch.setattr(kg.graph, "_EXPLAIN_CHUNK", 16)
+
+    rng = random.Random(11)
+    pool = [f"method:m{i}" for i in range(60)]
+    words = ["graph", "neural", "tracking", "sparse", "token", "vision", "robot", "speech"]
+    G = _papers_graph(
+        {
+            f"p{i:03d}": (
+                rng.sample(pool, rng.randint(1, 9)),
+                " ".join(rng.choices(words, k=12)),
+                rng.sample(["visual tracking", "graph learning", "speech"], 1),
+            )
+            for i in range(150)
+        }
+    )
+    for graph in (G, example_graph.nx):
+        one = related_edges(graph, k=4)
+        assert one and related_edges(graph, k=4, processes=2) == one
+        assert related_edges(graph, k=4, processes=3) == one
+
+
 def test_a_built_graph_reads_the_same_edges_from_either_end(example_graph):
     # paper -> entity and RELATED_TO edges go straight into networkx's adjacency (kg.graph._add_edge):
     # in-edge views, which traverse and the paper map read, must see them as out-edge views do
