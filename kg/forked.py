@@ -17,7 +17,7 @@ import os
 import pickle
 import signal
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import TypeVar, cast
 
 __all__ = ["fork_map", "split"]
 
@@ -53,7 +53,7 @@ def fork_map(function: Callable[[T], R], items: Sequence[T], *, processes: int) 
         for index, child in enumerate(children, start=1):
             found = child.result() if child is not None else _MISSING
             children[index - 1] = None
-            results.append(function(items[index]) if found is _MISSING else found)
+            results.append(function(items[index]) if found is _MISSING else cast(R, found))
         return results
     finally:
         for child in children:
