@@ -8,7 +8,9 @@ names are recorded in the graph attribute ``kg_json_attributes``; :func:`read_gr
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,8 @@ __all__ = [
     "to_graphml_graph",
     "write_graphml",
     "iter_graphml",
+    "iter_graphml_elements",
+    "graphml_ends",
     "read_graphml",
 ]
 
@@ -131,12 +135,12 @@ def _data(name: Any, value: Any, indent: str) -> str:
     )
 
 
-def iter_graphml(graph: KnowledgeGraph | nx.MultiDiGraph) -> Iterator[str]:
-    """GraphML text in pieces: a first pass over the attributes finds the keys (names and types),
-    the second writes each node and edge as it comes.
+def graphml_ends(graph: KnowledgeGraph | nx.MultiDiGraph) -> tuple[str, str]:
+    """GraphML's text before the first element and after the last: the header declares every
+    key (name, type and scope, in networkx's order), so it takes a pass over every attribute.
 
-    Hot: a 20,000-paper graph has about two million attribute values, so each key's opening tag
-    is made once and a value's text is escaped only when it holds a character XML needs escaped.
+    Raises:
+        ExportError: an attribute has a type GraphML cannot hold.
     """
     G = as_nx(graph, ExportError)
     keys: dict[tuple[str, str, str], str] = {}  # (name, type, scope) -> key id, in discovery order
@@ -177,23 +181,48 @@ def iter_graphml(graph: KnowledgeGraph | nx.MultiDiGraph) -> Iterator[str]:
         + [k for k in keys if k[2] == "node"]
         + [k for k in keys if k[2] == "edge"]
     )
-    order = list(dict.fromkeys(order))
-    type_of = {(name, scope): kind for name, kind, scope in order}
-    yield _GRAPHML_HEAD
-    for name, kind, scope in reversed(order):
-        yield f'  <key id="{_attr(name)}" for="{scope}" attr.name="{_attr(name)}" attr.type="{kind}" />\n'
-    yield '  <graph edgedefault="directed">\n'
+    head = [_GRAPHML_HEAD]
+    for name, kind, scope in reversed(list(dict.fromkeys(order))):
+        head.append(
+            f'  <key id="{_attr(name)}" for="{scope}" attr.name="{_attr(name)}" attr.type="{kind}" />\n'
+        )
+    head.append('  <graph edgedefault="directed">\n')
+    tail = [_data(name, value, "    ") for name, value in graph_attrs.items()]
+    tail.append("  </graph>\n</graphml>\n")
+    return "".join(head), "".join(tail)
 
-    # the opening tag of each attribute written in a scope, or None when the scope has no such key
-    tags: dict[tuple[Any, str], str | None] = {}
 
-    def tag(name: Any, scope: str) -> str | None:
-        found = tags.get((name, scope), "")
-        if found == "":
-            found = tags[(name, scope)] = (
-                f'      <data key="{_attr(str(name))}"' if (str(name), scope) in type_of else None
-            )
-        return found
+def iter_graphml(graph: KnowledgeGraph | nx.MultiDiGraph) -> Iterator[str]:
+    """GraphML text in pieces: a first pass over the attributes finds the keys (names and types,
+    :func:`graphml_ends`), the second writes each node and edge as it comes
+    (:func:`iter_graphml_elements`)."""
+    G = as_nx(graph, ExportError)
+    head, tail = graphml_ends(G)
+    yield head
+    yield from iter_graphml_elements(G)
+    yield tail
+
+
+def iter_graphml_elements(
+    graph: KnowledgeGraph | nx.MultiDiGraph, *, share: tuple[float, float] = (0.0, 1.0)
+) -> Iterator[str]:
+    """The node and edge elements of GraphML's text, in pieces.
+
+    ``share=(start, stop)``: only the elements from that fraction of the work to this one;
+    consecutive shares concatenate to all of them, so that several processes can write one file
+    (``graph_exports.outputs``). Needs no pass over the attributes: every attribute name with a
+    value is a key of its scope (:func:`graphml_ends` declares them).
+
+    Hot: a 20,000-paper graph has about two million attribute values, so each key's opening tag
+    is made once and a value's text is escaped only when it holds a character XML needs escaped.
+    """
+    start, stop = share
+    if not 0.0 <= start <= stop <= 1.0:
+        raise ValueError(f"share {share} is not a stretch of [0, 1]")
+    G = as_nx(graph, ExportError)
+    containers = (list, tuple, dict, set)
+    nodes, sources = _graphml_share(G, start, stop)
+    tags: dict[tuple[Any, str], str] = {}  # the opening tag of each attribute in a scope
 
     to_json = _to_json
 
@@ -202,9 +231,9 @@ def iter_graphml(graph: KnowledgeGraph | nx.MultiDiGraph) -> Iterator[str]:
         for name, value in attrs.items():
             if value is None:
                 continue
-            opening = tag(name, scope)
+            opening = tags.get((name, scope))
             if opening is None:
-                continue
+                opening = tags[(name, scope)] = f'      <data key="{_attr(str(name))}"'
             if isinstance(value, str):
                 text = value
             elif isinstance(value, containers):
@@ -219,27 +248,45 @@ def iter_graphml(graph: KnowledgeGraph | nx.MultiDiGraph) -> Iterator[str]:
         return f"    <{open_tag}>\n{''.join(data)}    </{close_tag}>\n"
 
     pieces: list[str] = []
-    for node, attrs in G.nodes(data=True):
-        pieces.append(element(f'node id="{_attr(str(node))}"', "node", attrs, "node"))
+    node_attrs = G._node
+    for node in nodes:
+        pieces.append(element(f'node id="{_attr(str(node))}"', "node", node_attrs[node], "node"))
         if len(pieces) >= 512:
             yield "".join(pieces)
             pieces.clear()
-    for u, v, key, attrs in G.edges(keys=True, data=True):
-        pieces.append(
-            element(
-                f'edge source="{_attr(str(u))}" target="{_attr(str(v))}" id="{_attr(str(key))}"',
-                "edge",
-                attrs,
-                "edge",
-            )
-        )
+    adjacency = G._succ
+    for u in sources:  # G.edges(keys=True, data=True)'s order
+        for v, keyed in adjacency[u].items():
+            for key, attrs in keyed.items():
+                pieces.append(
+                    element(
+                        f'edge source="{_attr(str(u))}" target="{_attr(str(v))}" id="{_attr(str(key))}"',
+                        "edge",
+                        attrs,
+                        "edge",
+                    )
+                )
         if len(pieces) >= 512:
             yield "".join(pieces)
             pieces.clear()
     yield "".join(pieces)
-    for name, value in graph_attrs.items():
-        yield _data(name, value, "    ")
-    yield "  </graph>\n</graphml>\n"
+
+
+def _graphml_share(G: nx.MultiDiGraph, start: float, stop: float) -> tuple[list[Any], list[Any]]:
+    """The nodes whose elements, and the nodes whose out-edges' elements, the share from
+    ``start`` to ``stop`` of the work writes: the file's node elements then its edge elements (by
+    source), a node's element counting as much as two edges' (measured at 20,000 papers)."""
+    nodes = list(G._node)
+    if (start, stop) == (0.0, 1.0):
+        return nodes, nodes
+    adjacency = G._succ
+    weights = [2] * len(nodes) + [sum(map(len, adjacency[u].values())) for u in nodes]
+    starts = list(accumulate(weights, initial=0))[:-1]  # where each element's work begins
+    total = sum(weights)
+    lo = bisect_left(starts, total * start) if start > 0.0 else 0
+    hi = bisect_left(starts, total * stop) if stop < 1.0 else len(starts)
+    n = len(nodes)
+    return nodes[min(lo, n) : min(hi, n)], nodes[max(lo - n, 0) : max(hi - n, 0)]
 
 
 def read_graphml(path: str | Path) -> nx.MultiDiGraph:

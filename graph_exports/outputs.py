@@ -5,9 +5,10 @@ beside their targets and renamed into place only when all of them are complete: 
 half-way (a full disk, an error in one export) leaves the previous build's files exactly as they were.
 
 With ``processes`` above 1 (``kg build`` passes its ``--workers``), GraphML and the page are written
-by forked child processes while this one writes graph.json: the three writers are independent and
-each takes seconds to minutes on a large graph, which would otherwise leave the other cores idle at
-the end of a build. The bytes are the same either way.
+by forked child processes while this one writes graph.json: the writers are independent and each
+takes seconds to minutes on a large graph, which would otherwise leave the other cores idle at the
+end of a build. GraphML, the largest, is written in consecutive shares at once (this process
+writes the first after graph.json), joined when all are done. The bytes are the same either way.
 """
 
 from __future__ import annotations
@@ -15,16 +16,19 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
+import tempfile
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg.atomic import AtomicFiles
+from kg.atomic import TEMP_PREFIX, AtomicFiles
 from kg.errors import ExportError
 from kg.graph import KnowledgeGraph
 
-from .files import iter_graphml, write_graphml, write_json
+from .files import graphml_ends, iter_graphml_elements, write_graphml, write_json
 
 if TYPE_CHECKING:
     from kg.store import StoreSpool
@@ -33,6 +37,8 @@ __all__ = ["OUTPUT_FILES", "write_build_outputs"]
 
 #: What a build writes into its output folder (graph.html only with ``html``).
 OUTPUT_FILES = ("summary.json", "merges.jsonl", "graph.json", "graph.graphml", "graph.html")
+#: Processes writing parts of graph.graphml at most (each scans the whole graph for its keys).
+MAX_GRAPHML_PARTS = 8
 #: The mentions of every paper, for ``kg build --update`` (written when the build passes them).
 STORE_FILE = "extractions.jsonl"
 
@@ -76,20 +82,39 @@ def write_build_outputs(
 
                 write_html(graph, out / "graph.html", files=files)
         else:
-            _write_in_parallel(graph, out, files, html=html)
+            _write_in_parallel(graph, out, files, html=html, processes=processes)
     written = [out / name for name in OUTPUT_FILES if html or name != "graph.html"]
     return written + ([out / STORE_FILE] if store is not None else [])
 
 
-def _write_in_parallel(graph: KnowledgeGraph, out: Path, files: AtomicFiles, *, html: bool) -> None:
-    """graph.json here, GraphML and the page in forked children; the first failure in file order
-    is raised once every writer has finished."""
+def _write_in_parallel(
+    graph: KnowledgeGraph, out: Path, files: AtomicFiles, *, html: bool, processes: int
+) -> None:
+    """graph.json and the start of GraphML here, the rest of GraphML (in ``processes - 1``
+    consecutive shares, joined after) and the page in forked children; the first failure in file
+    order is raised once every writer has finished."""
     children: list[tuple[str, _Child]] = []
+    graphml = out / "graph.graphml"
+    temps = [files.reserve(graphml)]
+    # a forked child that reads an object copies its page of memory (it writes the reference
+    # count), so each GraphML writer reads only its share of the elements, and this process, which
+    # has the pass over every attribute for the header to make too, the smallest
+    shares = _graphml_shares(min(processes, MAX_GRAPHML_PARTS))
     try:
-        graphml = out / "graph.graphml"
-        children.append(
-            ("graph.graphml", _Child(graphml, files.reserve(graphml), iter_graphml, graph))
-        )
+        for share in shares[1:]:
+            temps.append(_temp_beside(graphml))
+            children.append(
+                (
+                    "graph.graphml",
+                    _Child(
+                        graphml,
+                        temps[-1],
+                        partial(iter_graphml_elements, share=share),
+                        graph,
+                        sync=False,
+                    ),
+                )
+            )
         if html:
             from .html import to_html
 
@@ -105,17 +130,77 @@ def _write_in_parallel(graph: KnowledgeGraph, out: Path, files: AtomicFiles, *, 
             write_json(graph, out / "graph.json", files=files)
         except ExportError as exc:
             errors["graph.json"] = exc
+        tail = ""
+        try:
+            head, tail = graphml_ends(graph)
+            with temps[0].open("w", encoding="utf-8", newline="") as handle:
+                handle.write(head)
+                for piece in iter_graphml_elements(graph, share=shares[0]):
+                    handle.write(piece)
+        except ExportError as exc:
+            errors["graph.graphml"] = exc
+        except OSError as exc:
+            errors["graph.graphml"] = ExportError(_cannot_write(graphml, exc))
         for name, child in children:
             problem = child.wait()
             if problem is not None:
-                errors[name] = ExportError(problem)
+                errors.setdefault(name, ExportError(problem))
         children.clear()
+        if "graph.graphml" not in errors:
+            try:
+                _join(temps, tail)
+            except OSError as exc:
+                errors["graph.graphml"] = ExportError(_cannot_write(graphml, exc))
         for name in OUTPUT_FILES:
             if name in errors:
                 raise errors[name]
     finally:
         for _, child in children:  # an unexpected error here: do not leave writers running
             child.kill()
+        for temp in temps[1:]:
+            temp.unlink(missing_ok=True)
+
+
+#: The share of GraphML's elements that the process writing graph.json writes too, with 2
+#: processes, so that the writers end together (at 21,000 papers: 5.2-5.4 s for the files after
+#: graph.json starts, against 6.3 s with 0.3 and 7.3 s with all of GraphML in one child; this
+#: process also makes the header's pass over every attribute and joins the shares).
+_PARENT_SHARE = 0.25
+
+
+def _graphml_shares(processes: int) -> list[tuple[float, float]]:
+    """This process's share of GraphML's elements, then each child's."""
+    first = _PARENT_SHARE * 2 / processes
+    bounds = [0.0, first] + [
+        first + (1.0 - first) * i / (processes - 1) for i in range(1, processes)
+    ]
+    bounds[-1] = 1.0
+    return list(zip(bounds, bounds[1:], strict=False))
+
+
+def _cannot_write(path: Path, exc: OSError) -> str:
+    return f"{path}: cannot write ({exc.strerror or exc}); the previous file is unchanged"
+
+
+def _temp_beside(path: Path) -> Path:
+    """A new empty file beside ``path``, named as :class:`AtomicFiles` names its temporary files."""
+    try:
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX + path.name + ".")
+    except OSError as exc:
+        raise ExportError(_cannot_write(path, exc)) from exc
+    os.close(fd)
+    return Path(temp)
+
+
+def _join(parts: list[Path], tail: str) -> None:
+    """Append ``parts[1:]`` and then ``tail`` to ``parts[0]``, and make it durable."""
+    with parts[0].open("ab") as whole:
+        for part in parts[1:]:
+            with part.open("rb") as piece:
+                shutil.copyfileobj(piece, whole, 1 << 20)
+        whole.write(tail.encode("utf-8"))
+        whole.flush()
+        os.fsync(whole.fileno())
 
 
 class _Child:
@@ -128,6 +213,8 @@ class _Child:
         temp: Path,
         pieces: Callable[[KnowledgeGraph], Iterable[str]],
         graph: KnowledgeGraph,
+        *,
+        sync: bool = True,
     ) -> None:
         self.target = target
         read, write = os.pipe()
@@ -140,7 +227,8 @@ class _Child:
                     for piece in pieces(graph):
                         handle.write(piece)
                     handle.flush()
-                    os.fsync(handle.fileno())
+                    if sync:  # (a part of a file is made durable once joined)
+                        os.fsync(handle.fileno())
             except OSError as exc:
                 code = 1
                 message = (

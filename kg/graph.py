@@ -728,7 +728,7 @@ class KnowledgeGraph:
             "results": nodes.get(RESULT_LABEL, 0),
             "edges": dict(sorted(edges.items())),
             "nodes_total": self.nx.number_of_nodes(),
-            "edges_total": self.nx.number_of_edges(),
+            "edges_total": sum(edges.values()),  # (number_of_edges walks a degree view: 0.6 s)
         }
 
     # -- traversal (thin wrappers over kg.traverse) -----------------------------------------

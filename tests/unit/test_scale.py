@@ -14,7 +14,14 @@ import pytest
 from spacy.language import Language
 
 from extractors.parallel import WorkerError, extract_parallel, usable_cores
-from graph_exports.files import iter_graphml, read_graphml, to_graphml_graph, write_graphml
+from graph_exports.files import (
+    graphml_ends,
+    iter_graphml,
+    iter_graphml_elements,
+    read_graphml,
+    to_graphml_graph,
+    write_graphml,
+)
 from graph_exports.outputs import write_build_outputs
 from kg.build import build
 from kg.corpus import read_corpus
@@ -289,3 +296,19 @@ def test_a_writer_process_that_fails_is_one_error_and_changes_nothing(example_gr
     with pytest.raises(ExportError, match="GraphML has no type for attribute 'bad'"):
         write_build_outputs(broken, [], {"papers": 1}, out, html=False, processes=2)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_graphml_in_shares_concatenates_to_the_whole_file(example_graph):
+    """What several writer processes each write of graph.graphml adds up to the one file."""
+    for G in (_odd_graph(), example_graph.nx, nx.MultiDiGraph(kg_schema=1)):
+        whole = "".join(iter_graphml(G))
+        head, tail = graphml_ends(G)
+        for cuts in ([0.5], [0.3, 0.6], [i / 7 for i in range(1, 7)], [0.0, 0.5, 0.5]):
+            bounds = [0.0, *cuts, 1.0]
+            texts = [
+                "".join(iter_graphml_elements(G, share=(lo, hi)))
+                for lo, hi in zip(bounds, bounds[1:], strict=False)
+            ]
+            assert head + "".join(texts) + tail == whole
+            if G is example_graph.nx and len(cuts) < 3:  # every share writes some elements
+                assert all(text.count("<node ") + text.count("<edge ") for text in texts)
