@@ -21,11 +21,13 @@ from extractors.pipeline import Extraction
 
 from .corpus import CorpusStats, read_corpus
 from .errors import BadRecord, CorpusError
-from .graph import KnowledgeGraph, add_related_edges, build_graph
+from .forked import Pending
+from .graph import KnowledgeGraph, add_related_edges, build_graph, term_table
 from .model import Mention, Paper, RelationMention, ResultMention
 from .records import LIMITS, Limits
 from .resolve import canonical_key, resolve, resolve_relations
 from .results import add_result_nodes
+from .schema import paper_node_id
 from .store import STORE_FILE, StoreSpool, content_key, pipeline_fingerprint, read_store
 from .trends import annotate_years
 
@@ -178,19 +180,28 @@ def build_from_papers(
         if on_paper is not None:
             on_paper(paper, mentions)
     extract_seconds = time.perf_counter() - start
-    resolution = resolve(extracted)
-    relations = resolve_relations(relation_mentions, resolution)
-    del relation_mentions
-    graph = KnowledgeGraph(build_graph(kept, resolution, relations, related_k=0))
-    results = add_result_nodes(graph.nx, result_mentions, resolution)
-    merges = resolution.merges()
-    mention_count = sum(len(ms) for _, ms in extracted)
-    resolution_stats = asdict(resolution.stats)
-    # the graph holds what is kept: the mentions can go before RELATED_TO and the exports
-    n_papers = len(kept)
-    del extracted, resolution, relations, result_mentions, kept
-    canonical_key.cache_clear()  # a key per spelling of the corpus (tens of MB), needed no more
-    add_related_edges(graph.nx, k=related_k, processes=workers)
+    # RELATED_TO's terms need only the papers' text: with more than one process, a forked child
+    # makes them while this one resolves and assembles the graph (with one, RELATED_TO makes them
+    # paper by paper, holding no table)
+    terms = (
+        Pending(functools.partial(term_table, _paper_texts(kept)), processes=workers)
+        if workers > 1
+        else None
+    )
+    try:
+        graph, results, merges, resolution_stats, mention_count = _assemble(
+            kept, extracted, relation_mentions, result_mentions
+        )
+        n_papers = len(kept)
+        del extracted, relation_mentions, result_mentions, kept
+        canonical_key.cache_clear()  # a key per spelling of the corpus (tens of MB), needed no more
+        table = terms.result() if terms is not None else None
+        add_related_edges(graph.nx, k=related_k, processes=workers, table=table)
+        del table
+    finally:
+        if terms is not None:
+            terms.cancel()
+
     annotate_years(graph.nx)  # first_year, papers_by_year, mean_year on entities of dated papers
     seconds = time.perf_counter() - start
     stats = graph.stats()
@@ -211,6 +222,34 @@ def build_from_papers(
         reused=reused,
     )
     return BuildResult(graph, summary, merges, store)
+
+
+def _assemble(
+    kept: list[Paper],
+    extracted: list[tuple[Paper, list[Mention]]],
+    relation_mentions: list[RelationMention],
+    result_mentions: list[ResultMention],
+) -> tuple[KnowledgeGraph, int, list[dict[str, Any]], dict[str, Any], int]:
+    """Resolution and the graph without ``RELATED_TO``: the graph, its result count, the merges,
+    the resolution's statistics and the mention count. A function of its own so that the
+    resolution and relations are freed when it returns: the graph holds what is kept of them."""
+    resolution = resolve(extracted)
+    relations = resolve_relations(relation_mentions, resolution)
+    graph = KnowledgeGraph(build_graph(kept, resolution, relations, related_k=0))
+    results = add_result_nodes(graph.nx, result_mentions, resolution)
+    mention_count = sum(len(ms) for _, ms in extracted)
+    return graph, results, resolution.merges(), asdict(resolution.stats), mention_count
+
+
+def _paper_texts(papers: list[Paper]) -> list[tuple[str, dict[str, Any]]]:
+    """Each paper's node id and the attributes :func:`kg.graph.paper_terms` reads, by node id."""
+    return sorted(
+        (
+            paper_node_id(p.id),
+            {"title": p.title, "abstract": p.abstract, "keywords": list(p.keywords)},
+        )
+        for p in papers
+    )
 
 
 #: Runs the pipeline over a stream of papers and yields their extractions in the same order.

@@ -17,9 +17,9 @@ import os
 import pickle
 import signal
 from collections.abc import Callable, Sequence
-from typing import TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
-__all__ = ["fork_map", "split"]
+__all__ = ["Pending", "fork_map", "split"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -62,6 +62,40 @@ def fork_map(function: Callable[[T], R], items: Sequence[T], *, processes: int) 
 
 
 _MISSING = object()
+
+
+def _taken() -> Any:
+    raise RuntimeError("Pending.result() was already taken")
+
+
+class Pending(Generic[R]):
+    """``function()`` computed in a forked child while this process goes on (with ``processes``
+    above 1 and ``fork``), or here when :meth:`result` is asked for."""
+
+    def __init__(self, function: Callable[[], R], *, processes: int) -> None:
+        self._function = function
+        self._child = (
+            _Child.start(lambda _: function(), None)
+            if processes > 1 and hasattr(os, "fork")
+            else None
+        )
+
+    def result(self) -> R:
+        """The child's result (waiting for it), or ``function()`` computed here when there is no
+        child or it failed."""
+        child, self._child = self._child, None
+        function, self._function = self._function, _taken  # (its data can go once it is done)
+        if child is not None:
+            found = child.result()
+            if found is not _MISSING:
+                return cast(R, found)
+        return function()
+
+    def cancel(self) -> None:
+        """Stop the child, if its result was not taken (a build that failed on the way)."""
+        child, self._child = self._child, None
+        if child is not None:
+            child.kill()
 
 
 class _Child:

@@ -54,6 +54,8 @@ __all__ = [
     "related_edges",
     "iter_related_edges",
     "paper_terms",
+    "TermTable",
+    "term_table",
 ]
 
 SCHEMA_VERSION = 1
@@ -124,14 +126,19 @@ def build_graph(
 
 
 def add_related_edges(
-    G: nx.MultiDiGraph, *, k: int = 10, terms: bool = True, processes: int = 1
+    G: nx.MultiDiGraph,
+    *,
+    k: int = 10,
+    terms: bool = True,
+    processes: int = 1,
+    table: TermTable | None = None,
 ) -> int:
     """Add each paper's ``k`` strongest ``RELATED_TO`` edges (:func:`related_edges`) to ``G``;
     returns how many were added. A separate step of :func:`build_graph` so that a build can free
-    the resolution's mentions before it (``kg.build``); ``processes``: see
+    the resolution's mentions before it (``kg.build``); ``processes`` and ``table``: see
     :func:`iter_related_edges`."""
     added = 0
-    related = iter_related_edges(G, k=k, terms=terms, processes=processes)
+    related = iter_related_edges(G, k=k, terms=terms, processes=processes, table=table)
     for a, b, weight, shared, shared_terms in related:
         attrs = _RelatedEdge("RELATED_TO", weight, shared, shared_terms)
         _add_edge(G, a, b, "RELATED_TO", attrs.__dict__)
@@ -289,6 +296,41 @@ def paper_terms(attrs: dict[str, Any]) -> Counter[str]:
     return terms
 
 
+@dataclass
+class TermTable:
+    """Every paper's :func:`paper_terms` in one table, made ahead of the graph: ``kg.build``
+    computes it in a forked child while resolution runs (it needs only the papers' text), and
+    :func:`iter_related_edges` reads it instead of computing the terms itself."""
+
+    papers: list[str]  #: paper node ids, sorted
+    names: list[str]  #: the terms, numbered as first met
+    ids: Any  #: int32: each paper's term numbers in turn, in paper_terms' order
+    counts: Any  #: int32: their counts
+    starts: Any  #: int64: where each paper's terms start in ``ids`` (and the end)
+
+
+def term_table(papers: Iterable[tuple[str, dict[str, Any]]]) -> TermTable:
+    """The :class:`TermTable` of ``(paper node id, attributes)`` pairs, sorted by id."""
+    import numpy as np
+
+    vocabulary: dict[str, int] = {}
+    ids, counts, starts = array("i"), array("i"), [0]
+    pids = []
+    for pid, attrs in papers:
+        terms = paper_terms(attrs)
+        ids.extend([vocabulary.setdefault(t, len(vocabulary)) for t in terms])
+        counts.extend(terms.values())
+        starts.append(len(ids))
+        pids.append(pid)
+    return TermTable(
+        pids,
+        list(vocabulary),
+        np.frombuffer(ids, dtype=np.int32),
+        np.frombuffer(counts, dtype=np.int32),
+        np.asarray(starts, dtype=np.int64),
+    )
+
+
 def related_edges(
     G: nx.MultiDiGraph,
     *,
@@ -314,6 +356,7 @@ def iter_related_edges(
     min_df: int = 2,
     terms: bool = True,
     processes: int = 1,
+    table: TermTable | None = None,
 ) -> Iterator[tuple[str, str, float, list[str], list[str]]]:
     """``(paper a, paper b, weight, shared entity ids, shared terms)`` for each paper's ``k``
     strongest neighbours (a < b; each pair once).
@@ -338,7 +381,8 @@ def iter_related_edges(
     ``processes`` above 1: the features, the candidates, the weights and the explanations are each
     computed over that many slices of the papers (or pairs) at once, in forked children
     (:mod:`kg.forked`); every slice gives what it would give in one process, so the edges are the
-    same.
+    same. ``table``: the papers' terms made ahead (:func:`term_table`); used when it is of
+    exactly the graph's papers.
     """
     import numpy as np
 
@@ -346,8 +390,10 @@ def iter_related_edges(
     n_papers = len(papers)
     if n_papers < 2 or k < 1:
         return
+    if table is not None and (not terms or table.papers != papers):
+        table = None
     slices = fork_map(
-        lambda rows: _features(G, papers[rows.start : rows.stop], terms),
+        lambda rows: _features(G, papers, rows, terms, table),
         split(n_papers, processes),
         processes=processes,
     )
@@ -376,24 +422,32 @@ def iter_related_edges(
 
 
 def _features(
-    G: nx.MultiDiGraph, papers: list[str], terms: bool
+    G: nx.MultiDiGraph, papers: list[str], rows: range, terms: bool, table: TermTable | None
 ) -> tuple[list[str], Any, Any, Any]:
-    """The feature counts of ``papers``' vectors: the features (entity ids, which always have a
-    colon, and terms, which never do) numbered as first met, then each paper's feature numbers,
-    counts and its number of features, as flat arrays (compact to send from a child)."""
+    """The feature counts of the vectors of ``papers[rows]``: the features (entity ids, which
+    always have a colon, and terms, which never do) numbered as first met, then each paper's
+    feature numbers, counts and its number of features, as flat arrays (compact to send from a
+    child). Terms from ``table`` when given (the same, in the same order)."""
     import numpy as np
 
     vocabulary: dict[str, int] = {}
     columns = array("i")  # flat machine integers: a Python list of ints costs 36 bytes an entry
     counts = array("i")
-    lengths = np.zeros(len(papers), dtype=np.int64)
-    for i, pid in enumerate(papers):
+    lengths = np.zeros(len(rows), dtype=np.int64)
+    if table is not None:
+        lo, hi = int(table.starts[rows.start]), int(table.starts[rows.stop])
+        term_names, starts = table.names, (table.starts[rows.start : rows.stop + 1] - lo).tolist()
+        term_ids, term_counts = table.ids[lo:hi].tolist(), table.counts[lo:hi].tolist()
+    for i, pid in enumerate(papers[rows.start : rows.stop]):
         feats: dict[str, int] = {}
         for eid, keyed in G.succ[pid].items():
             for rel, data in keyed.items():
                 if rel != "RELATED_TO":
                     feats[eid] = feats.get(eid, 0) + int(data.get("count", 1) or 1)
-        if terms:
+        if table is not None:
+            at, end = starts[i], starts[i + 1]
+            feats.update(zip([term_names[t] for t in term_ids[at:end]], term_counts[at:end]))
+        elif terms:
             feats.update(paper_terms(G.nodes[pid]))
         # a new feature's number is the vocabulary's size before setdefault adds it
         columns.extend([vocabulary.setdefault(f, len(vocabulary)) for f in feats])

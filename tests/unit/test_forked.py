@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from kg.forked import fork_map, split
+from kg.forked import Pending, fork_map, split
 
 
 def test_split_covers_every_index_once_in_order():
@@ -50,3 +50,27 @@ def test_an_error_in_a_piece_is_raised_as_without_children():
 
     with pytest.raises(ValueError, match="bad piece 3"):
         fork_map(piece, split(6, 2), processes=2)
+
+
+def test_pending_computes_in_a_child_meanwhile_or_here():
+    parent = os.getpid()
+    job = Pending(lambda: (os.getpid(), sum(range(1000))), processes=2)
+    pid, total = job.result()
+    assert total == 499500 and pid != parent
+    assert Pending(lambda: os.getpid(), processes=1).result() == parent
+    with pytest.raises(RuntimeError, match="already taken"):
+        job.result()
+
+
+def test_a_pending_whose_child_fails_is_computed_here():
+    parent = os.getpid()
+
+    def work() -> int:
+        if os.getpid() != parent:
+            os._exit(9)
+        return 7
+
+    assert Pending(work, processes=2).result() == 7
+    job = Pending(lambda: 1, processes=2)
+    job.cancel()  # a build that failed on the way: the child is stopped, nothing is left
+    assert job.result() == 1

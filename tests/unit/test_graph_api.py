@@ -181,7 +181,7 @@ def test_related_edges_are_the_same_computed_in_several_processes(example_graph,
     import random
 
     import kg.graph
-    from kg.graph import related_edges
+    from kg.graph import iter_related_edges, related_edges, term_table
 
     # small blocks and chunks, so that every slice holds several of them
     monkeypatch.setattr(kg.graph, "_BLOCK_ROWS", 8)
@@ -204,6 +204,12 @@ def test_related_edges_are_the_same_computed_in_several_processes(example_graph,
         one = related_edges(graph, k=4)
         assert one and related_edges(graph, k=4, processes=2) == one
         assert related_edges(graph, k=4, processes=3) == one
+        # the terms made ahead (kg build makes them while resolving), or a table of other papers
+        papers = sorted(n for n, d in graph.nodes(data=True) if d.get("label") == "Paper")
+        table = term_table((p, graph.nodes[p]) for p in papers)
+        assert list(iter_related_edges(graph, k=4, processes=2, table=table)) == one
+        other = term_table((p, graph.nodes[p]) for p in papers[1:])
+        assert list(iter_related_edges(graph, k=4, table=other)) == one
 
 
 def test_a_built_graph_reads_the_same_edges_from_either_end(example_graph):
