@@ -30,6 +30,7 @@ __all__ = [
     "iter_graphml",
     "iter_graphml_elements",
     "graphml_ends",
+    "graphml_parts",
     "read_graphml",
 ]
 
@@ -204,24 +205,21 @@ def iter_graphml(graph: KnowledgeGraph | nx.MultiDiGraph) -> Iterator[str]:
 
 
 def iter_graphml_elements(
-    graph: KnowledgeGraph | nx.MultiDiGraph, *, share: tuple[float, float] = (0.0, 1.0)
+    graph: KnowledgeGraph | nx.MultiDiGraph, *, part: tuple[list[Any], list[Any]] | None = None
 ) -> Iterator[str]:
     """The node and edge elements of GraphML's text, in pieces.
 
-    ``share=(start, stop)``: only the elements from that fraction of the work to this one;
-    consecutive shares concatenate to all of them, so that several processes can write one file
-    (``graph_exports.outputs``). Needs no pass over the attributes: every attribute name with a
+    ``part``: only the elements of one of :func:`graphml_parts` (the consecutive parts
+    concatenate to all of them, so that several processes can write one file:
+    ``graph_exports.outputs``). Needs no pass over the attributes: every attribute name with a
     value is a key of its scope (:func:`graphml_ends` declares them).
 
     Hot: a 20,000-paper graph has about two million attribute values, so each key's opening tag
     is made once and a value's text is escaped only when it holds a character XML needs escaped.
     """
-    start, stop = share
-    if not 0.0 <= start <= stop <= 1.0:
-        raise ValueError(f"share {share} is not a stretch of [0, 1]")
     G = as_nx(graph, ExportError)
     containers = (list, tuple, dict, set)
-    nodes, sources = _graphml_share(G, start, stop)
+    nodes, sources = part if part is not None else (list(G._node),) * 2
     tags: dict[tuple[Any, str], str] = {}  # the opening tag of each attribute in a scope
 
     to_json = _to_json
@@ -272,21 +270,28 @@ def iter_graphml_elements(
     yield "".join(pieces)
 
 
-def _graphml_share(G: nx.MultiDiGraph, start: float, stop: float) -> tuple[list[Any], list[Any]]:
-    """The nodes whose elements, and the nodes whose out-edges' elements, the share from
-    ``start`` to ``stop`` of the work writes: the file's node elements then its edge elements (by
-    source), a node's element counting as much as two edges' (measured at 20,000 papers)."""
+def graphml_parts(
+    graph: KnowledgeGraph | nx.MultiDiGraph, shares: list[tuple[float, float]]
+) -> list[tuple[list[Any], list[Any]]]:
+    """For each ``(start, stop)`` of consecutive ``shares`` of the work (fractions from 0 to 1),
+    the nodes whose elements and the nodes whose out-edges' elements it writes: the file's node
+    elements then its edge elements (by source), a node's element counting as much as two edges'
+    (measured at 20,000 papers). Made once, before the processes that write the parts start."""
+    G = as_nx(graph, ExportError)
     nodes = list(G._node)
-    if (start, stop) == (0.0, 1.0):
-        return nodes, nodes
     adjacency = G._succ
     weights = [2] * len(nodes) + [sum(map(len, adjacency[u].values())) for u in nodes]
     starts = list(accumulate(weights, initial=0))[:-1]  # where each element's work begins
     total = sum(weights)
-    lo = bisect_left(starts, total * start) if start > 0.0 else 0
-    hi = bisect_left(starts, total * stop) if stop < 1.0 else len(starts)
     n = len(nodes)
-    return nodes[min(lo, n) : min(hi, n)], nodes[max(lo - n, 0) : max(hi - n, 0)]
+    parts = []
+    for start, stop in shares:
+        if not 0.0 <= start <= stop <= 1.0:
+            raise ValueError(f"share {(start, stop)} is not a stretch of [0, 1]")
+        lo = bisect_left(starts, total * start) if start > 0.0 else 0
+        hi = bisect_left(starts, total * stop) if stop < 1.0 else len(starts)
+        parts.append((nodes[min(lo, n) : min(hi, n)], nodes[max(lo - n, 0) : max(hi - n, 0)]))
+    return parts
 
 
 def read_graphml(path: str | Path) -> nx.MultiDiGraph:

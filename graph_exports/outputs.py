@@ -13,22 +13,22 @@ writes the first after graph.json), joined when all are done. The bytes are the 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
-import signal
 import tempfile
 from collections.abc import Callable, Iterable
 from functools import partial
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.atomic import TEMP_PREFIX, AtomicFiles
 from kg.errors import ExportError
+from kg.forked import Pending
 from kg.graph import KnowledgeGraph
 
-from .files import graphml_ends, iter_graphml_elements, write_graphml, write_json
+from .files import graphml_ends, graphml_parts, iter_graphml_elements, write_graphml, write_json
 
 if TYPE_CHECKING:
     from kg.store import StoreSpool
@@ -37,7 +37,7 @@ __all__ = ["OUTPUT_FILES", "write_build_outputs"]
 
 #: What a build writes into its output folder (graph.html only with ``html``).
 OUTPUT_FILES = ("summary.json", "merges.jsonl", "graph.json", "graph.graphml", "graph.html")
-#: Processes writing parts of graph.graphml at most (each scans the whole graph for its keys).
+#: Processes writing parts of graph.graphml at most (each is a forked copy of this one).
 MAX_GRAPHML_PARTS = 8
 #: The mentions of every paper, for ``kg build --update`` (written when the build passes them).
 STORE_FILE = "extractions.jsonl"
@@ -91,40 +91,28 @@ def _write_in_parallel(
     graph: KnowledgeGraph, out: Path, files: AtomicFiles, *, html: bool, processes: int
 ) -> None:
     """graph.json and the start of GraphML here, the rest of GraphML (in ``processes - 1``
-    consecutive shares, joined after) and the page in forked children; the first failure in file
-    order is raised once every writer has finished."""
-    children: list[tuple[str, _Child]] = []
+    consecutive parts, joined after) and the page in forked children (:class:`kg.forked.Pending`:
+    a child that dies has its file written here instead); the first failure in file order is
+    raised once every writer has finished."""
+    children: list[tuple[str, Pending[str | None]]] = []
     graphml = out / "graph.graphml"
     temps = [files.reserve(graphml)]
     # a forked child that reads an object copies its page of memory (it writes the reference
-    # count), so each GraphML writer reads only its share of the elements, and this process, which
+    # count), so each GraphML writer reads only its part of the elements, and this process, which
     # has the pass over every attribute for the header to make too, the smallest
-    shares = _graphml_shares(min(processes, MAX_GRAPHML_PARTS))
+    parts = graphml_parts(graph, _graphml_shares(min(processes, MAX_GRAPHML_PARTS)))
     try:
-        for share in shares[1:]:
+        for part in parts[1:]:
             temps.append(_temp_beside(graphml))
-            children.append(
-                (
-                    "graph.graphml",
-                    _Child(
-                        graphml,
-                        temps[-1],
-                        partial(iter_graphml_elements, share=share),
-                        graph,
-                        sync=False,
-                    ),
-                )
-            )
+            pieces = partial(iter_graphml_elements, graph, part=part)
+            write = partial(_write_file, graphml, temps[-1], pieces, sync=False)
+            children.append(("graph.graphml", Pending(write, processes=processes)))
         if html:
             from .html import to_html
 
             page = out / "graph.html"
-            children.append(
-                (
-                    "graph.html",
-                    _Child(page, files.reserve(page), lambda g: iter([to_html(g)]), graph),
-                )
-            )
+            write = partial(_write_file, page, files.reserve(page), lambda: [to_html(graph)])
+            children.append(("graph.html", Pending(write, processes=processes)))
         errors: dict[str, ExportError] = {}
         try:
             write_json(graph, out / "graph.json", files=files)
@@ -133,16 +121,19 @@ def _write_in_parallel(
         tail = ""
         try:
             head, tail = graphml_ends(graph)
-            with temps[0].open("w", encoding="utf-8", newline="") as handle:
-                handle.write(head)
-                for piece in iter_graphml_elements(graph, share=shares[0]):
-                    handle.write(piece)
         except ExportError as exc:
             errors["graph.graphml"] = exc
-        except OSError as exc:
-            errors["graph.graphml"] = ExportError(_cannot_write(graphml, exc))
+        else:
+            problem = _write_file(
+                graphml,
+                temps[0],
+                lambda: chain([head], iter_graphml_elements(graph, part=parts[0])),
+                sync=False,
+            )
+            if problem is not None:
+                errors["graph.graphml"] = ExportError(problem)
         for name, child in children:
-            problem = child.wait()
+            problem = child.result()
             if problem is not None:
                 errors.setdefault(name, ExportError(problem))
         children.clear()
@@ -156,9 +147,31 @@ def _write_in_parallel(
                 raise errors[name]
     finally:
         for _, child in children:  # an unexpected error here: do not leave writers running
-            child.kill()
+            child.cancel()
         for temp in temps[1:]:
             temp.unlink(missing_ok=True)
+
+
+def _write_file(
+    target: Path, temp: Path, pieces: Callable[[], Iterable[str]], *, sync: bool = True
+) -> str | None:
+    """``pieces()`` into ``temp`` (which the caller's :class:`AtomicFiles` renames to ``target``);
+    what went wrong as one line naming ``target``, or None. ``sync``: make it durable (a part of a
+    file is made durable once joined)."""
+    try:
+        with temp.open("w", encoding="utf-8", newline="") as handle:
+            for piece in pieces():
+                handle.write(piece)
+            handle.flush()
+            if sync:
+                os.fsync(handle.fileno())
+    except OSError as exc:
+        return _cannot_write(target, exc)
+    except ExportError as exc:
+        return str(exc)
+    except Exception as exc:  # whatever it is, reported as one line
+        return f"{target}: {exc!r}"
+    return None
 
 
 #: The share of GraphML's elements that the process writing graph.json writes too, with 2
@@ -201,62 +214,3 @@ def _join(parts: list[Path], tail: str) -> None:
         whole.write(tail.encode("utf-8"))
         whole.flush()
         os.fsync(whole.fileno())
-
-
-class _Child:
-    """One file written by a forked copy of this process: ``pieces(graph)`` into ``temp``, which
-    the parent's :class:`AtomicFiles` renames to ``target`` when everything is written."""
-
-    def __init__(
-        self,
-        target: Path,
-        temp: Path,
-        pieces: Callable[[KnowledgeGraph], Iterable[str]],
-        graph: KnowledgeGraph,
-        *,
-        sync: bool = True,
-    ) -> None:
-        self.target = target
-        read, write = os.pipe()
-        self.pid = os.fork()
-        if self.pid == 0:  # the child: write, say what went wrong (if anything), leave at once
-            os.close(read)
-            code, message = 0, b""
-            try:
-                with temp.open("w", encoding="utf-8", newline="") as handle:
-                    for piece in pieces(graph):
-                        handle.write(piece)
-                    handle.flush()
-                    if sync:  # (a part of a file is made durable once joined)
-                        os.fsync(handle.fileno())
-            except OSError as exc:
-                code = 1
-                message = (
-                    f"{target}: cannot write ({exc.strerror or exc}); the previous file is unchanged"
-                ).encode()
-            except BaseException as exc:  # whatever it is, the parent reports it as one line
-                code = 1
-                message = (
-                    str(exc) if isinstance(exc, ExportError) else f"{target}: {exc!r}"
-                ).encode()
-            finally:
-                os.write(write, message)
-                os._exit(code)
-        os.close(write)
-        self._read = read
-
-    def wait(self) -> str | None:
-        """Block until the child is done; its error message, or None when the file is complete."""
-        with os.fdopen(self._read, "rb") as pipe:
-            message = pipe.read().decode(errors="replace")
-        _, status = os.waitpid(self.pid, 0)
-        if os.waitstatus_to_exitcode(status) == 0:
-            return None
-        return message or f"{self.target}: the process writing it ended with status {status}"
-
-    def kill(self) -> None:
-        with contextlib.suppress(OSError):
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-        with contextlib.suppress(OSError):
-            os.close(self._read)

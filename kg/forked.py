@@ -1,7 +1,8 @@
 """Pieces of one serial stage in forked copies of this process: the other cores at a build's end.
 
 After extraction a build runs single-threaded stages over the whole corpus (``RELATED_TO`` is the
-largest: 14 s of a 21,000-paper update on two cores). A forked child sees the parent's graph and
+largest: 14 s of a 21,000-paper update on two cores), then writes files that do not depend on
+each other (``graph_exports.outputs``). A forked child sees the parent's graph and
 arrays as they are, with nothing pickled on the way in; it computes one piece and sends back its
 result, pickled through a pipe. Pieces should return compact data (NumPy arrays, not millions of
 small objects), or the pickling costs what the child saved.

@@ -16,6 +16,7 @@ from spacy.language import Language
 from extractors.parallel import WorkerError, extract_parallel, usable_cores
 from graph_exports.files import (
     graphml_ends,
+    graphml_parts,
     iter_graphml,
     iter_graphml_elements,
     read_graphml,
@@ -305,10 +306,8 @@ def test_graphml_in_shares_concatenates_to_the_whole_file(example_graph):
         head, tail = graphml_ends(G)
         for cuts in ([0.5], [0.3, 0.6], [i / 7 for i in range(1, 7)], [0.0, 0.5, 0.5]):
             bounds = [0.0, *cuts, 1.0]
-            texts = [
-                "".join(iter_graphml_elements(G, share=(lo, hi)))
-                for lo, hi in zip(bounds, bounds[1:], strict=False)
-            ]
+            parts = graphml_parts(G, list(zip(bounds, bounds[1:], strict=False)))
+            texts = ["".join(iter_graphml_elements(G, part=part)) for part in parts]
             assert head + "".join(texts) + tail == whole
             if G is example_graph.nx and len(cuts) < 3:  # every share writes some elements
                 assert all(text.count("<node ") + text.count("<edge ") for text in texts)
