@@ -16,14 +16,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterable
 from functools import partial
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg.atomic import TEMP_PREFIX, AtomicFiles
+from kg.atomic import AtomicFiles
 from kg.errors import ExportError
 from kg.forked import Pending
 from kg.graph import KnowledgeGraph
@@ -103,7 +102,7 @@ def _write_in_parallel(
     parts = graphml_parts(graph, _graphml_shares(min(processes, MAX_GRAPHML_PARTS)))
     try:
         for part in parts[1:]:
-            temps.append(_temp_beside(graphml))
+            temps.append(files.scratch(graphml))
             pieces = partial(iter_graphml_elements, graph, part=part)
             write = partial(_write_file, graphml, temps[-1], pieces, sync=False)
             children.append(("graph.graphml", Pending(write, processes=processes)))
@@ -148,8 +147,6 @@ def _write_in_parallel(
     finally:
         for _, child in children:  # an unexpected error here: do not leave writers running
             child.cancel()
-        for temp in temps[1:]:
-            temp.unlink(missing_ok=True)
 
 
 def _write_file(
@@ -193,16 +190,6 @@ def _graphml_shares(processes: int) -> list[tuple[float, float]]:
 
 def _cannot_write(path: Path, exc: OSError) -> str:
     return f"{path}: cannot write ({exc.strerror or exc}); the previous file is unchanged"
-
-
-def _temp_beside(path: Path) -> Path:
-    """A new empty file beside ``path``, named as :class:`AtomicFiles` names its temporary files."""
-    try:
-        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX + path.name + ".")
-    except OSError as exc:
-        raise ExportError(_cannot_write(path, exc)) from exc
-    os.close(fd)
-    return Path(temp)
 
 
 def _join(parts: list[Path], tail: str) -> None:

@@ -52,6 +52,7 @@ class AtomicFiles:
 
     def __init__(self) -> None:
         self._staged: list[tuple[Path, Path]] = []  # (temporary file, target)
+        self._scratch: list[Path] = []
 
     @contextlib.contextmanager
     def open(
@@ -85,14 +86,16 @@ class AtomicFiles:
         """An empty temporary file beside ``path`` that becomes ``path`` at :meth:`commit`, for a
         writer that opens files by name (another process: ``graph_exports.outputs``)."""
         path = Path(path)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX + path.name + ".")
-            os.close(fd)
-        except OSError as exc:
-            raise ExportError(f"{path}: cannot write ({_problem(exc)})") from exc
-        self._staged.append((Path(temp), path))
-        return Path(temp)
+        temp = _temp_beside(path)
+        self._staged.append((temp, path))
+        return temp
+
+    def scratch(self, path: str | Path) -> Path:
+        """An empty temporary file beside ``path`` for a writer's own use (a part of ``path``
+        that is joined into its staged file): never renamed, removed with the staged files."""
+        temp = _temp_beside(Path(path))
+        self._scratch.append(temp)
+        return temp
 
     def adopt(self, source: str | Path, path: str | Path) -> Path:
         """Stage a complete file written elsewhere (``source``, e.g. a build's spooled store) to
@@ -143,11 +146,12 @@ class AtomicFiles:
         return done
 
     def discard(self) -> None:
-        """Remove the temporary files not yet renamed."""
-        for temp, _ in self._staged:
+        """Remove the temporary files not yet renamed, and the scratch files."""
+        for temp in [temp for temp, _ in self._staged] + self._scratch:
             with contextlib.suppress(OSError):
                 temp.unlink()
         self._staged.clear()
+        self._scratch.clear()
 
     def __enter__(self) -> AtomicFiles:
         return self
@@ -157,6 +161,17 @@ class AtomicFiles:
             self.commit()
         else:
             self.discard()
+
+
+def _temp_beside(path: Path) -> Path:
+    """A new empty file in ``path``'s folder (made if missing), named after it."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX + path.name + ".")
+        os.close(fd)
+    except OSError as exc:
+        raise ExportError(f"{path}: cannot write ({_problem(exc)})") from exc
+    return Path(temp)
 
 
 def _fsync_folder(folder: Path) -> None:
