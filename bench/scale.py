@@ -277,10 +277,16 @@ def cmd_stages(args: argparse.Namespace) -> None:
     """Each stage of a build from a store, timed in this process: where the serial tail goes."""
     import graph_exports.outputs as outputs
     import kg.build as build
+    import kg.graph as graph
     from extractors import load_pipeline
 
+    page = os.sysconf("SC_PAGE_SIZE")
+
     def rss() -> str:
-        return f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
+        with open("/proc/self/statm") as statm:  # Linux; the peak alone hides what was freed
+            now = int(statm.read().split()[1]) * page / 2**20
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return f"RSS {now:5.0f} MB, peak {peak:5.0f} MB"
 
     last = [time.perf_counter()]
 
@@ -310,6 +316,8 @@ def cmd_stages(args: argparse.Namespace) -> None:
     ):
         timed_stage(build, name)
     timed_stage(outputs, "write_json")
+    for name in ("_normalised_rows", "_strongest", "_explained"):  # inside add_related_edges
+        timed_stage(graph, name)
     nlp = load_pipeline()
     print(f"load before {loadavg()}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:

@@ -66,10 +66,8 @@ def write_build_outputs(
     parallel = processes > 1 and hasattr(os, "fork")
     with AtomicFiles() as files:  # smallest first, so that a full disk is met as early as can be
         files.write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
-        files.write_text(
-            out / "merges.jsonl",
-            "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in merges),
-        )
+        with files.open(out / "merges.jsonl") as handle:  # a line at a time: no second copy
+            handle.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in merges)
         if store is not None:
             files.adopt(store.finish(), out / STORE_FILE)
             store.release()

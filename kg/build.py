@@ -234,11 +234,15 @@ def _assemble(
     the resolution's statistics and the mention count. A function of its own so that the
     resolution and relations are freed when it returns: the graph holds what is kept of them."""
     resolution = resolve(extracted)
+    merges = resolution.merges()
+    # only merges read the reasons: freed before the graph is built, the build's fullest moment
+    # (about 60 MB less at its peak at 74,000 papers)
+    resolution.reasons.clear()
     relations = resolve_relations(relation_mentions, resolution)
     graph = KnowledgeGraph(build_graph(kept, resolution, relations, related_k=0))
     results = add_result_nodes(graph.nx, result_mentions, resolution)
     mention_count = sum(len(ms) for _, ms in extracted)
-    return graph, results, resolution.merges(), asdict(resolution.stats), mention_count
+    return graph, results, merges, asdict(resolution.stats), mention_count
 
 
 def _paper_texts(papers: list[Paper]) -> list[tuple[str, dict[str, Any]]]:
