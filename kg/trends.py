@@ -66,8 +66,10 @@ def annotate_years(G: nx.MultiDiGraph) -> int:
     attribute survives JSON) and ``mean_year`` on every entity named by a dated paper; returns how
     many entities got them."""
     counts = entity_year_counts(G)
+    annotated = len(counts)
     year_names: dict[int, str] = {}  # one "2019" string for every entity, not one each
-    for entity, by_year in counts.items():
+    while counts:  # each entity's counts freed as its attributes are made (50 MB at 74,000 papers)
+        entity, by_year = counts.popitem()
         total = sum(by_year.values())
         data = G.nodes[entity]
         data["first_year"] = min(by_year)
@@ -75,7 +77,7 @@ def annotate_years(G: nx.MultiDiGraph) -> int:
             year_names.setdefault(y, str(y)): by_year[y] for y in sorted(by_year)
         }
         data["mean_year"] = round(sum(y * c for y, c in by_year.items()) / total, 2)
-    return len(counts)
+    return annotated
 
 
 def normalised_slope(years: list[int], shares: list[float]) -> float:
