@@ -81,9 +81,9 @@ class _Links:
     """The entity each field of a result names: the entity of the mention at its span, else the
     entity its text's key makes, else an entity with that text among its aliases.
 
-    Holds the mention spans of the papers with results only and the aliases some result asks for:
-    every mention's span and every alias of the corpus would be a temporary of about 100 MB at
-    80,000 papers, made while the build holds the most.
+    Holds the mention spans of the papers with results only and the aliases of the results'
+    texts only: every mention's span and every alias of the corpus would be a temporary of tens
+    of MB at 74,000 papers, made while the graph and the resolution are both held.
     """
 
     def __init__(self, resolution: Resolution, results: list[ResultMention]) -> None:
@@ -100,7 +100,6 @@ class _Links:
             for r in results
             for field, (_rel, label) in RESULT_LINKS.items()
             if (text := getattr(r, field))
-            and self._named(label, text, getattr(r, f"{field}_span"), r.paper_id) is None
         }
         if wanted:
             for entity in self.entities.values():
@@ -109,7 +108,7 @@ class _Links:
                     if key in wanted:
                         self.aliases.setdefault(key, entity.id)
 
-    def _named(
+    def entity(
         self, label: str, text: str | None, span: tuple[int, int] | None, paper_id: str
     ) -> str | None:
         if span is not None:
@@ -118,16 +117,11 @@ class _Links:
                 return eid
         if not text:
             return None
-        eid = entity_id(label, canonical_key(text))
-        return eid if eid in self.entities else None
-
-    def entity(
-        self, label: str, text: str | None, span: tuple[int, int] | None, paper_id: str
-    ) -> str | None:
-        eid = self._named(label, text, span, paper_id)
-        if eid is None and text:
-            return self.aliases.get((label, canonical_key(text)))
-        return eid
+        key = canonical_key(text)
+        eid = entity_id(label, key)
+        if eid in self.entities:
+            return eid
+        return self.aliases.get((label, key))
 
 
 def add_result_nodes(
