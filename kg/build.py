@@ -235,8 +235,8 @@ def _assemble(
     resolution and relations are freed when it returns: the graph holds what is kept of them."""
     resolution = resolve(extracted)
     merges = resolution.merges()
-    # only merges read the reasons: freed before the graph is built, the build's fullest moment
-    # (about 60 MB less at its peak at 74,000 papers)
+    # only merges read the reasons: freed before the graph is built (16 MB less at the peak of a
+    # 74,000-paper build)
     resolution.reasons.clear()
     relations = resolve_relations(relation_mentions, resolution)
     graph = KnowledgeGraph(build_graph(kept, resolution, relations, related_k=0))

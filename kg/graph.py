@@ -87,8 +87,8 @@ def build_graph(
             (see :func:`related_edges`).
     """
     G = nx.MultiDiGraph(kg_schema=SCHEMA_VERSION)
-    # the resolution's own (mention, entity) tuples, not a second tuple per mention
-    # (about 40 MB at the build's fullest moment, 74,000 papers)
+    # the resolution's own (mention, entity) tuples, not a second tuple per mention (about 40 MB
+    # less held while the graph is built at 74,000 papers)
     by_paper: dict[str, list] = defaultdict(list)
     for pair in resolution.assignments:
         by_paper[pair[0].paper_id].append(pair)
