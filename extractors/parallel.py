@@ -129,6 +129,11 @@ def _init_worker(nlp: Language | None) -> None:
     gc.set_threshold(young, middle, 10)
     if nlp is not None:  # spawn: the pipeline came pickled; fork: it is already here
         _worker_nlp = nlp
+    else:
+        # what a forked worker inherits (the pipeline, and in an update every stored paper's
+        # mentions) is never garbage here: left out of its collections, which would otherwise walk
+        # all of it, copying each page they touch
+        gc.freeze()
 
 
 def _extract_batch(papers: list[Paper], batch_size: int) -> list[ExtractionRecords]:

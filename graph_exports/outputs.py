@@ -170,10 +170,11 @@ def _write_file(
 
 
 #: The share of GraphML's elements that the process writing graph.json writes too, with 2
-#: processes, so that the writers end together (at 21,000 papers: 5.2-5.4 s for the files after
-#: graph.json starts, against 6.3 s with 0.3 and 7.3 s with all of GraphML in one child; this
-#: process also makes the header's pass over every attribute and joins the shares).
-_PARENT_SHARE = 0.25
+#: processes, so that the writers end together. Measured on the files of 21,000 papers (this
+#: process also makes the header's pass over every attribute and joins the shares), median of 3-5
+#: runs on a noisy VM: 5.1 s with 0.25, 3.9-4.0 s with 0.3-0.45, once graph.json was encoded a
+#: thousand rows a call (0.25 was best when it took twice as long).
+_PARENT_SHARE = 0.35
 
 
 def _graphml_shares(processes: int) -> list[tuple[float, float]]:

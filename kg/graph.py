@@ -676,6 +676,24 @@ def _strongest(
 _BLOCK_ROWS = 128
 
 
+#: Nodes or edges encoded by one call in :meth:`KnowledgeGraph.iter_json_bytes` (about 1 MB).
+_JSON_ROWS = 1_000
+
+
+def _json_rows(rows: Iterable[dict[str, Any]]) -> Iterator[bytes]:
+    """The rows as the elements of a JSON array (commas between, no brackets), in pieces."""
+    batch: list[dict[str, Any]] = []
+    separator = b""
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= _JSON_ROWS:
+            yield separator + dumps(batch)[1:-1]
+            separator = b","
+            batch.clear()
+    if batch:
+        yield separator + dumps(batch)[1:-1]
+
+
 class KnowledgeGraph:
     """A kg graph with its traversal API; ``.nx`` is the underlying ``networkx.MultiDiGraph``.
 
@@ -719,30 +737,16 @@ class KnowledgeGraph:
 
     def iter_json_bytes(self) -> Iterator[bytes]:
         """The UTF-8 text of :meth:`to_dict` as compact JSON (:mod:`kg.fastjson`), in pieces of
-        about 1 MB: one node or edge is encoded at a time, so no copy of the whole graph is made to
-        write it. (Bytes: decoding each piece to a ``str`` left about 120 MB of freed but
+        ``_JSON_ROWS`` nodes or edges: each piece is one encoder call over a list of rows, its
+        brackets cut off, so no copy of the whole graph is made to write it, and the encoder is
+        not called once per row (1.13 s against 1.64 s for the 351,725 edges and 117,182 nodes of
+        21,000 papers). (Bytes: decoding each piece to a ``str`` left about 120 MB of freed but
         fragmented memory behind at 20,000 papers.)"""
         G = self.nx
         head = {"directed": G.is_directed(), "multigraph": G.is_multigraph(), "graph": G.graph}
-        pieces: list[bytes] = [dumps(head)[:-1] + b',"nodes":[']
-        size = 0
-
-        def flush() -> bytes:
-            nonlocal size
-            text = b"".join(pieces)
-            pieces.clear()
-            size = 0
-            return text
-
-        separator = b""
-        for node, attrs in G.nodes(data=True):
-            piece = dumps({**attrs, "id": node})
-            pieces += (separator, piece)
-            separator = b","
-            size += len(piece)
-            if size > 1 << 20:
-                yield flush()
-        pieces.append(b'],"links":[')
+        yield dumps(head)[:-1] + b',"nodes":['
+        yield from _json_rows({**attrs, "id": node} for node, attrs in G.nodes(data=True))
+        yield b'],"links":['
         edges = (
             (
                 {**attrs, "source": u, "target": v, "key": key}
@@ -751,16 +755,8 @@ class KnowledgeGraph:
             if G.is_multigraph()
             else ({**attrs, "source": u, "target": v} for u, v, attrs in G.edges(data=True))
         )
-        separator = b""
-        for row in edges:
-            piece = dumps(row)
-            pieces += (separator, piece)
-            separator = b","
-            size += len(piece)
-            if size > 1 << 20:
-                yield flush()
-        pieces.append(b"]}")
-        yield flush()
+        yield from _json_rows(edges)
+        yield b"]}"
 
     @classmethod
     def load(cls, path: str | Path) -> KnowledgeGraph:

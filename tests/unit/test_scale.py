@@ -224,11 +224,22 @@ def test_graphml_is_streamed_with_networkx_s_exact_bytes(tmp_path):
     )  # XML reads a CR as a line end
 
 
-def test_json_is_streamed_as_the_node_link_data_in_one_compact_document(tmp_path, example_graph):
-    for G in (_odd_graph(), example_graph.nx):
+def test_json_is_streamed_as_the_node_link_data_in_one_compact_document(
+    tmp_path, example_graph, monkeypatch
+):
+    import kg.graph
+
+    odd = _odd_graph()
+    odd.add_node("big", count=2**70)  # a value orjson declines: that piece goes through json
+    for G in (odd, example_graph.nx, nx.MultiDiGraph(kg_schema=1)):
         text = "".join(KnowledgeGraph(G).iter_json())
         assert json.loads(text) == json.loads(json.dumps(nx.node_link_data(G, edges="links")))
         assert text == json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+        # rows are encoded a batch at a time: any batch size writes the same text
+        for rows in (1, 2, 7):
+            monkeypatch.setattr(kg.graph, "_JSON_ROWS", rows)
+            assert "".join(KnowledgeGraph(G).iter_json()) == text
+        monkeypatch.undo()
     path = KnowledgeGraph(_odd_graph()).save(tmp_path / "g.json")
     assert nx.utils.graphs_equal(KnowledgeGraph.load(path).nx, _odd_graph())
 
