@@ -496,6 +496,9 @@ def _group_variants(
         compact_weight[key.replace(" ", "")] += w
     representative: dict[str, str] = {}
     for members in groups.values():
+        if len(members) == 1:  # most keys: nothing to choose between, nothing merged
+            representative[members[0]] = members[0]
+            continue
         # the most mentioned spelling; ties go to the one written with fewer spaces
         best = max(
             members, key=lambda k: (compact_weight[k.replace(" ", "")], weight[k], -k.count(" "), k)
@@ -602,6 +605,8 @@ def _display_name(entity: Entity, forms: dict[str, int], gazetteer_names: dict[s
     spelling with capitals, "Stable Diffusion" over "stable diffusion")."""
     if entity.key in gazetteer_names:
         return gazetteer_names[entity.key]
+    if len(forms) == 1:  # most entities: their one form (what the choice below would give)
+        return next(iter(forms))
     candidates = [f for f in forms if canonical_key(f) == entity.key] or list(forms)
     by_case: Counter[str] = Counter()
     for f in candidates:
