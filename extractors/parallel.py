@@ -16,8 +16,9 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import weakref
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import fields
@@ -143,50 +144,114 @@ def _extract_batch(papers: list[Paper], batch_size: int) -> list[ExtractionRecor
 
 
 def extract_parallel(
-    nlp: Language, papers: Iterable[Paper], *, workers: int, batch_size: int = 64
+    nlp: Language,
+    papers: Iterable[Paper],
+    *,
+    workers: int,
+    batch_size: int = 64,
+    ahead: int | None = None,
 ) -> Iterator[Extraction]:
     """Like :func:`extractors.extract`, in ``workers`` processes (1: in this one, no pool).
+
+    With more than one worker the pool starts, and the first batches are sent to it, when this is
+    called rather than when the first extraction is asked for: the workers run while the caller
+    does other work (an update reads the papers it has stored meanwhile). ``ahead``: batches sent
+    before their results are read (default ``2 * workers``, so that the input is read as fast as
+    the workers go, not ahead of them); an update, which holds its new papers already, sends all.
+    The iterator's ``close()`` stops the pool (batches not started are dropped); reading it to the
+    end does too.
 
     Raises:
         WorkerError: a worker died; the message says how to run with fewer or one.
     """
     if workers <= 1:
-        yield from extract(nlp, papers, batch_size=batch_size)
-        return
-    global _worker_nlp
-    methods = multiprocessing.get_all_start_methods()
-    # fork shares the loaded pipeline with the workers at no cost; elsewhere it travels pickled once
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    forked = context.get_start_method() == "fork"
-    _worker_nlp = nlp if forked else None
-    stream = iter(papers)
-    pending: deque[tuple[list[Paper], Future[list[ExtractionRecords]]]] = deque()
-    try:
-        with ProcessPoolExecutor(
+        return extract(nlp, papers, batch_size=batch_size)
+    return _PoolExtraction(nlp, papers, workers, batch_size, ahead or 2 * workers)
+
+
+class _PoolExtraction(Iterator[Extraction]):
+    """:func:`extract_parallel`'s pool: batches of ``batch_size`` papers in input order, at most
+    ``ahead`` of them in flight, their extractions given back in input order."""
+
+    def __init__(
+        self, nlp: Language, papers: Iterable[Paper], workers: int, batch_size: int, ahead: int
+    ) -> None:
+        global _worker_nlp
+        methods = multiprocessing.get_all_start_methods()
+        # fork shares the loaded pipeline with the workers at no cost; elsewhere it travels
+        # pickled once
+        context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        forked = context.get_start_method() == "fork"
+        _worker_nlp = nlp if forked else None  # what a forked worker finds (see _init_worker)
+        self._stream = iter(papers)
+        self._batch_size = batch_size
+        self._ahead = ahead
+        self._pending: deque[tuple[list[Paper], Future[list[ExtractionRecords]]]] = deque()
+        self._ready: deque[Extraction] = deque()
+        self._pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=context,
             initializer=_init_worker,
             initargs=(None if forked else nlp,),
-        ) as pool:
-            try:
-                while True:
-                    while len(pending) < 2 * workers:
-                        batch = list(islice(stream, batch_size))
-                        if not batch:
-                            break
-                        pending.append((batch, pool.submit(_extract_batch, batch, batch_size)))
-                    if not pending:
-                        break
-                    batch, future = pending.popleft()
-                    for paper, records in zip(batch, future.result(), strict=True):
-                        yield from_records(paper, records)
-            finally:  # stopped early (an error, ^C): drop the batches not started before closing
-                for _, waiting in pending:
-                    waiting.cancel()
-    except BrokenProcessPool as exc:
-        raise WorkerError(
-            f"an extraction worker process died ({exc}); the machine may be out of memory: "
-            "run again with fewer workers (--workers 1 runs in one process)"
-        ) from exc
-    finally:
-        _worker_nlp = None
+        )
+        self._closer = weakref.finalize(self, _stop, self._pool, self._pending)
+        self._guarded(self._send)
+
+    def _send(self) -> None:
+        while self._pool is not None and len(self._pending) < self._ahead:
+            batch = list(islice(self._stream, self._batch_size))
+            if not batch:
+                return
+            self._pending.append(
+                (batch, self._pool.submit(_extract_batch, batch, self._batch_size))
+            )
+
+    def _receive(self) -> None:
+        self._send()
+        if not self._pending:
+            self.close()
+            return
+        batch, future = self._pending.popleft()
+        records = future.result()
+        self._ready.extend(from_records(p, r) for p, r in zip(batch, records, strict=True))
+        self._send()
+
+    def _guarded(self, step: Callable[[], None]) -> None:
+        """``step()``; on any error (a dead worker, a bad input record, ^C) the pool is stopped."""
+        try:
+            step()
+        except BrokenProcessPool as exc:
+            self.close()
+            raise WorkerError(
+                f"an extraction worker process died ({exc}); the machine may be out of memory: "
+                "run again with fewer workers (--workers 1 runs in one process)"
+            ) from exc
+        except BaseException:
+            self.close()
+            raise
+
+    def __next__(self) -> Extraction:
+        if not self._ready and self._pool is not None:
+            self._guarded(self._receive)
+        if not self._ready:
+            raise StopIteration
+        return self._ready.popleft()
+
+    def close(self) -> None:
+        """Stop the pool: the batches not started are dropped, and so is what was not read."""
+        global _worker_nlp
+        self._ready.clear()
+        if self._pool is not None:
+            self._pool = None
+            self._closer()
+            _worker_nlp = None
+
+
+def _stop(
+    pool: ProcessPoolExecutor,
+    pending: deque[tuple[list[Paper], Future[list[ExtractionRecords]]]],
+) -> None:
+    for _, waiting in pending:
+        waiting.cancel()
+    pending.clear()
+    pool.shutdown(wait=True, cancel_futures=True)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import gc
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -28,7 +27,14 @@ from .records import LIMITS, Limits
 from .resolve import canonical_key, resolve, resolve_relations
 from .results import add_result_nodes
 from .schema import paper_node_id
-from .store import STORE_FILE, StoreSpool, content_key, pipeline_fingerprint, read_store
+from .store import (
+    STORE_FILE,
+    StoredPaper,
+    StoreSpool,
+    content_key,
+    pipeline_fingerprint,
+    read_store,
+)
 from .trends import annotate_years
 
 __all__ = ["BuildSummary", "BuildResult", "build", "build_from_papers"]
@@ -106,7 +112,7 @@ def build_from_papers(
     on_error: Callable[[BadRecord], None] | None = None,
     limits: Limits = LIMITS,
     workers: int = 1,
-    cached: dict[tuple[str, str], Extraction] | None = None,
+    cached: dict[tuple[str, str], Extraction | StoredPaper] | None = None,
     extractor: Extractor | None = None,
     spool_dir: str | Path | None = None,
     earlier_store: Path | None = None,
@@ -121,8 +127,9 @@ def build_from_papers(
     Args:
         workers: extraction processes (:func:`extractors.parallel.extract_parallel`); the graph is
             the same with any number.
-        cached: extractions by ``(paper id, content key)`` (:mod:`kg.store`) to reuse instead of
-            running the pipeline on those papers again; they are taken out of it as they are used.
+        cached: extractions (or stored papers, :mod:`kg.store`) by ``(paper id, content key)``
+            to reuse instead of running the pipeline on those papers again; they are taken out of
+            it as they are used.
         extractor: runs the pipeline over the papers not in ``cached`` (default: local worker
             processes; the Dask engine passes its own); must keep their order.
         spool_dir: where the extraction store is written as papers come out of extraction (the
@@ -163,7 +170,12 @@ def build_from_papers(
     if extractor is None:
 
         def extractor(stream: Iterable[Paper]) -> Iterator[Extraction]:
-            return extract_parallel(nlp, stream, workers=workers, batch_size=batch_size)
+            # a list (an update's new papers) is in memory already: all of it goes to the workers
+            # at once, and they extract while the stored papers are taken in
+            ahead = -(-len(stream) // batch_size) if isinstance(stream, list) else None
+            return extract_parallel(
+                nlp, stream, workers=workers, batch_size=batch_size, ahead=ahead
+            )
 
     for item, was_cached in _with_cache(fitting(papers), cached, extractor):
         paper = item.paper
@@ -261,37 +273,44 @@ Extractor = Callable[[Iterable[Paper]], Iterator[Extraction]]
 
 
 def _with_cache(
-    papers: Iterable[Paper], cached: dict[tuple[str, str], Extraction] | None, extractor: Extractor
+    papers: Iterable[Paper],
+    cached: dict[tuple[str, str], Extraction | StoredPaper] | None,
+    extractor: Extractor,
 ) -> Iterator[tuple[Extraction, bool]]:
     """Every paper's extraction in input order, and whether it came from ``cached``: cached ones
     as they are (taken out of ``cached``, so that the build holds each paper's mentions once),
-    the others through ``extractor`` (which may read ahead of what it has yielded)."""
-    stream = iter(papers)
-    order: deque[Extraction | None] = deque()  # None: the next result of the extractor
+    the others through ``extractor`` (which may read ahead of what it has yielded).
 
-    def pull() -> bool:
-        paper = next(stream, None)
-        if paper is None:
-            return False
-        order.append(cached.pop((paper.id, content_key(paper)), None) if cached else None)
-        if order[-1] is None:
-            to_extract.append(paper)
-        return True
-
-    to_extract: deque[Paper] = deque()
-
-    def feed() -> Iterator[Paper]:
-        while True:
-            while not to_extract:
-                if not pull():
-                    return
-            yield to_extract.popleft()
-
-    results = extractor(feed())
+    With a cache (an update) the papers are all read first (the stored ones are in memory already)
+    and the extractor is given the list of those to extract before any cached one is yielded, so
+    that its workers run while the cached papers are taken in."""
+    if cached:
+        yield from _update_order(list(papers), cached, extractor)
+        return
+    results = extractor(papers)
     try:
-        while order or pull():
-            item = order.popleft()
-            yield (next(results), False) if item is None else (item, True)
+        for item in results:
+            yield item, False
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
+
+
+def _update_order(
+    papers: list[Paper],
+    cached: dict[tuple[str, str], Extraction | StoredPaper],
+    extractor: Extractor,
+) -> Iterator[tuple[Extraction, bool]]:
+    plan = [cached.pop((paper.id, content_key(paper)), None) for paper in papers]
+    results = extractor([paper for paper, item in zip(papers, plan, strict=True) if item is None])
+    try:
+        for at, item in enumerate(plan):
+            if item is None:
+                yield next(results), False
+                continue
+            plan[at] = None  # held once: by the build from here on
+            yield (item.extraction() if isinstance(item, StoredPaper) else item), True
     finally:
         close = getattr(results, "close", None)
         if close is not None:
@@ -337,13 +356,13 @@ def build(
             "characters (spaCy's nlp.max_length); give at most that"
         )
     known: list[Paper] = []
-    cached: dict[tuple[str, str], Extraction] = {}
+    cached: dict[tuple[str, str], Extraction | StoredPaper] = {}
     lines: dict[tuple[str, str], tuple[int, int]] = {}
     earlier = Path(update) / STORE_FILE if update is not None else None
     if earlier is not None:
         for stored in read_store(earlier, pipeline_fingerprint(nlp)):
             known.append(stored.paper)
-            cached[(stored.paper.id, stored.key)] = stored.extraction()
+            cached[(stored.paper.id, stored.key)] = stored  # its mentions made when it is used
             lines[(stored.paper.id, stored.key)] = stored.span
     corpus = CorpusStats()
     papers = read_corpus(

@@ -127,6 +127,26 @@ def test_update_extracts_only_new_papers_and_gives_the_full_graph(corpus, nlp, t
         assert (first / name).read_bytes() == (full / name).read_bytes(), name
 
 
+def test_an_update_with_two_workers_gives_the_full_graph_of_one(corpus, nlp, tmp_path):
+    a, b = corpus
+    full = _outputs(build([a, b], nlp, workers=1), tmp_path / "full", nlp)
+    first = _outputs(build([a], nlp, workers=2), tmp_path / "inc", nlp)
+    # the new papers go to the workers before the stored ones are taken in
+    result = build([b], nlp, update=first, workers=2, batch_size=4)
+    assert result.summary.reused == 35 and result.summary.papers == 57
+    _outputs(result, first, nlp)
+    for name in ("graph.json", "graph.graphml", "merges.jsonl", STORE_FILE):
+        assert (first / name).read_bytes() == (full / name).read_bytes(), name
+
+
+def test_workers_sent_every_batch_at_once_stop_when_closed(corpus, nlp):
+    papers = list(read_corpus(corpus))
+    results = extract_parallel(nlp, papers, workers=2, batch_size=3, ahead=len(papers))
+    assert next(results).paper.id == papers[0].id
+    results.close()  # the batches not started are dropped, the workers stop
+    assert list(results) == []
+
+
 def test_update_with_the_cli(corpus, tmp_path):
     a, b = corpus
     assert (
