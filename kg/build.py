@@ -27,14 +27,7 @@ from .records import LIMITS, Limits
 from .resolve import canonical_key, resolve, resolve_relations
 from .results import add_result_nodes
 from .schema import paper_node_id
-from .store import (
-    STORE_FILE,
-    StoredPaper,
-    StoreSpool,
-    content_key,
-    pipeline_fingerprint,
-    read_store,
-)
+from .store import STORE_FILE, StoreSpool, content_key, pipeline_fingerprint, read_store
 from .trends import annotate_years
 
 __all__ = ["BuildSummary", "BuildResult", "build", "build_from_papers"]
@@ -112,7 +105,7 @@ def build_from_papers(
     on_error: Callable[[BadRecord], None] | None = None,
     limits: Limits = LIMITS,
     workers: int = 1,
-    cached: dict[tuple[str, str], Extraction | StoredPaper] | None = None,
+    cached: dict[tuple[str, str], Extraction] | None = None,
     extractor: Extractor | None = None,
     spool_dir: str | Path | None = None,
     earlier_store: Path | None = None,
@@ -127,9 +120,8 @@ def build_from_papers(
     Args:
         workers: extraction processes (:func:`extractors.parallel.extract_parallel`); the graph is
             the same with any number.
-        cached: extractions (or stored papers, :mod:`kg.store`) by ``(paper id, content key)``
-            to reuse instead of running the pipeline on those papers again; they are taken out of
-            it as they are used.
+        cached: extractions by ``(paper id, content key)`` (:mod:`kg.store`) to reuse instead of
+            running the pipeline on those papers again; they are taken out of it as they are used.
         extractor: runs the pipeline over the papers not in ``cached`` (default: local worker
             processes; the Dask engine passes its own); must keep their order.
         spool_dir: where the extraction store is written as papers come out of extraction (the
@@ -274,7 +266,7 @@ Extractor = Callable[[Iterable[Paper]], Iterator[Extraction]]
 
 def _with_cache(
     papers: Iterable[Paper],
-    cached: dict[tuple[str, str], Extraction | StoredPaper] | None,
+    cached: dict[tuple[str, str], Extraction] | None,
     extractor: Extractor,
 ) -> Iterator[tuple[Extraction, bool]]:
     """Every paper's extraction in input order, and whether it came from ``cached``: cached ones
@@ -299,7 +291,7 @@ def _with_cache(
 
 def _update_order(
     papers: list[Paper],
-    cached: dict[tuple[str, str], Extraction | StoredPaper],
+    cached: dict[tuple[str, str], Extraction],
     extractor: Extractor,
 ) -> Iterator[tuple[Extraction, bool]]:
     plan = [cached.pop((paper.id, content_key(paper)), None) for paper in papers]
@@ -310,7 +302,7 @@ def _update_order(
                 yield next(results), False
                 continue
             plan[at] = None  # held once: by the build from here on
-            yield (item.extraction() if isinstance(item, StoredPaper) else item), True
+            yield item, True
     finally:
         close = getattr(results, "close", None)
         if close is not None:
@@ -356,13 +348,15 @@ def build(
             "characters (spaCy's nlp.max_length); give at most that"
         )
     known: list[Paper] = []
-    cached: dict[tuple[str, str], Extraction | StoredPaper] = {}
+    cached: dict[tuple[str, str], Extraction] = {}
     lines: dict[tuple[str, str], tuple[int, int]] = {}
     earlier = Path(update) / STORE_FILE if update is not None else None
     if earlier is not None:
         for stored in read_store(earlier, pipeline_fingerprint(nlp)):
             known.append(stored.paper)
-            cached[(stored.paper.id, stored.key)] = stored  # its mentions made when it is used
+            # its mentions made now, not when the build takes it in: made then (while the workers
+            # extract the new papers) the peak of a 74,480-paper build was 61 MB higher
+            cached[(stored.paper.id, stored.key)] = stored.extraction()
             lines[(stored.paper.id, stored.key)] = stored.span
     corpus = CorpusStats()
     papers = read_corpus(
