@@ -270,10 +270,9 @@ def cmd_incremental(args: argparse.Namespace) -> None:
         fulls: list[float] = []
         updates: list[float] = []
         same = "not compared (base from a store)"
+        full_out, first = Path(tmp) / "full", Path(tmp) / "inc"
         for round_no in range(1, args.rounds + 1):
-            full_out = Path(tmp) / "full"
             full = timed(kg("build", str(base), str(add), "-o", str(full_out), *common))
-            first = Path(tmp) / "inc"
             shutil.rmtree(first, ignore_errors=True)
             shutil.copytree(built, first)  # each update starts from the base build
             inc = timed(kg("build", str(add), "--update", str(first), *common))

@@ -7,8 +7,8 @@ result tuples, a few hundred bytes per paper.
 
 Batches are the batches one process would make (``batch_size`` papers each, in input order) and
 results come back in input order, so the graph is the same, byte for byte, with any number of
-workers. At most ``2 * workers`` batches are in flight: the input is read as fast as the workers
-go, not ahead of them.
+workers. By default at most ``2 * workers`` batches are in flight: the input is read as fast as the
+workers go, not ahead of them.
 """
 
 from __future__ import annotations
@@ -207,8 +207,7 @@ class _PoolExtraction(Iterator[Extraction]):
             )
 
     def _receive(self) -> None:
-        self._send()
-        if not self._pending:
+        if not self._pending:  # every batch was read (each call ends by sending more)
             self.close()
             return
         batch, future = self._pending.popleft()
