@@ -31,6 +31,7 @@ __all__ = [
     "iter_graphml_elements",
     "graphml_ends",
     "graphml_parts",
+    "GraphmlKeys",
     "read_graphml",
 ]
 
@@ -112,6 +113,7 @@ _GRAPHML_HEAD = (
     'http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">\n'
 )
 _XML_TYPES = {bool: "boolean", int: "long", float: "double", str: "string"}
+_CONTAINERS = (list, tuple, dict, set)
 
 
 def _text(value: str) -> str:
@@ -136,51 +138,78 @@ def _data(name: Any, value: Any, indent: str) -> str:
     )
 
 
-def graphml_ends(graph: KnowledgeGraph | nx.MultiDiGraph) -> tuple[str, str]:
+class GraphmlKeys:
+    """The attribute keys met in writing GraphML's elements, in the order met: what the header
+    declares (:func:`graphml_ends`). A writer of one part of the elements fills one
+    (:func:`iter_graphml_elements`); parts' keys merged in file order are the whole file's."""
+
+    def __init__(self) -> None:
+        #: (name, GraphML type, scope), in the order met
+        self.keys: dict[tuple[str, str, str], None] = {}
+        #: attributes with list, tuple, dict or set values (written as JSON text)
+        self.json_attrs: set[str] = set()
+
+    def meet(self, name: Any, value: Any, scope: str) -> None:
+        """Note a (non-None) value of attribute ``name`` in ``scope``.
+
+        Raises:
+            ExportError: GraphML has no type for the value.
+        """
+        if isinstance(value, _CONTAINERS):
+            self.json_attrs.add(str(name))
+            kind = "string"
+        else:
+            found = _XML_TYPES.get(type(value))
+            if found is None:
+                raise ExportError(f"GraphML has no type for attribute {name!r} = {value!r}")
+            kind = found
+        self.keys.setdefault((str(name), kind, scope), None)
+
+    def merge(self, later: GraphmlKeys) -> None:
+        """Add the keys of the part of the file after this one."""
+        self.keys.update(later.keys)
+        self.json_attrs |= later.json_attrs
+
+
+def graphml_ends(
+    graph: KnowledgeGraph | nx.MultiDiGraph, keys: GraphmlKeys | None = None
+) -> tuple[str, str]:
     """GraphML's text before the first element and after the last: the header declares every
-    key (name, type and scope, in networkx's order), so it takes a pass over every attribute.
+    key (name, type and scope, in networkx's order). ``keys``: those the writers of the elements
+    met (all of them, merged in file order); without, a pass over every attribute finds them.
 
     Raises:
         ExportError: an attribute has a type GraphML cannot hold.
     """
     G = as_nx(graph, ExportError)
-    keys: dict[tuple[str, str, str], str] = {}  # (name, type, scope) -> key id, in discovery order
-    json_attrs: set[str] = set()
-    containers = (list, tuple, dict, set)
+    if keys is None:
+        keys = GraphmlKeys()
 
-    def xml_type(name: str, value: Any) -> str:
-        if isinstance(value, containers):
-            json_attrs.add(name)
-            return "string"
-        kind = _XML_TYPES.get(type(value))
-        if kind is None:
-            raise ExportError(f"GraphML has no type for attribute {name!r} = {value!r}")
-        return kind
+        def scan(scope: str, items: Iterable[dict[str, Any]]) -> None:
+            seen: set[tuple[Any, type]] = set()  # (name, Python type): met once for each
+            for attrs in items:
+                for name, value in attrs.items():
+                    if value is not None and (name, type(value)) not in seen:
+                        seen.add((name, type(value)))
+                        keys.meet(name, value, scope)
 
+        scan("node", (attrs for _, attrs in G.nodes(data=True)))
+        scan("edge", (attrs for _, _, attrs in G.edges(data=True)))
     graph_attrs = {
         k: v
         for k, v in G.graph.items()
         if v is not None and k not in ("node_default", "edge_default")
     }
-
-    def scan(scope: str, items: Iterable[dict[str, Any]]) -> None:
-        seen: set[tuple[Any, type]] = set()  # (name, Python type): xml_type once for each
-        for attrs in items:
-            for name, value in attrs.items():
-                if value is not None and (name, type(value)) not in seen:
-                    seen.add((name, type(value)))
-                    keys.setdefault((str(name), xml_type(str(name), value), scope), str(name))
-
-    scan("node", (attrs for _, attrs in G.nodes(data=True)))
-    scan("edge", (attrs for _, _, attrs in G.edges(data=True)))
-    scan("graph", [graph_attrs])  # after the nodes and edges, so that json_attrs is complete
-    graph_attrs[JSON_ATTRS_KEY] = ",".join(sorted(json_attrs))
+    graph_keys = GraphmlKeys()  # after the nodes and edges, so that json_attrs is complete
+    for name, value in graph_attrs.items():
+        graph_keys.meet(name, value, "graph")
+    graph_attrs[JSON_ATTRS_KEY] = ",".join(sorted(keys.json_attrs | graph_keys.json_attrs))
     # networkx meets the graph's keys first and puts each new key in front of the earlier ones
     order = (
-        [k for k in keys if k[2] == "graph"]
+        list(graph_keys.keys)
         + [(JSON_ATTRS_KEY, "string", "graph")]
-        + [k for k in keys if k[2] == "node"]
-        + [k for k in keys if k[2] == "edge"]
+        + [k for k in keys.keys if k[2] == "node"]
+        + [k for k in keys.keys if k[2] == "edge"]
     )
     head = [_GRAPHML_HEAD]
     for name, kind, scope in reversed(list(dict.fromkeys(order))):
@@ -205,33 +234,42 @@ def iter_graphml(graph: KnowledgeGraph | nx.MultiDiGraph) -> Iterator[str]:
 
 
 def iter_graphml_elements(
-    graph: KnowledgeGraph | nx.MultiDiGraph, *, part: tuple[list[Any], list[Any]] | None = None
+    graph: KnowledgeGraph | nx.MultiDiGraph,
+    *,
+    part: tuple[list[Any], list[Any]] | None = None,
+    keys: GraphmlKeys | None = None,
 ) -> Iterator[str]:
     """The node and edge elements of GraphML's text, in pieces.
 
     ``part``: only the elements of one of :func:`graphml_parts` (the consecutive parts
     concatenate to all of them, so that several processes can write one file:
-    ``graph_exports.outputs``). Needs no pass over the attributes: every attribute name with a
-    value is a key of its scope (:func:`graphml_ends` declares them).
+    ``graph_exports.outputs``). ``keys``: filled with the keys the elements have, as they are
+    met, so that a writer of all parts at once needs no pass of its own for the header.
 
     Hot: a 20,000-paper graph has about two million attribute values, so each key's opening tag
-    is made once and a value's text is escaped only when it holds a character XML needs escaped.
+    is made once per type and a value's text is escaped only when it holds a character XML needs
+    escaped.
+
+    Raises:
+        ExportError: an attribute has a type GraphML cannot hold.
     """
     G = as_nx(graph, ExportError)
-    containers = (list, tuple, dict, set)
+    containers = _CONTAINERS
     nodes, sources = part if part is not None else (list(G._node),) * 2
-    tags: dict[tuple[Any, str], str] = {}  # the opening tag of each attribute in a scope
-
+    met = keys if keys is not None else GraphmlKeys()
     to_json = _to_json
 
-    def element(open_tag: str, close_tag: str, attrs: dict[str, Any], scope: str) -> str:
+    def element(
+        open_tag: str, close_tag: str, attrs: dict[str, Any], tags: dict[Any, str], scope: str
+    ) -> str:
         data = []
         for name, value in attrs.items():
             if value is None:
                 continue
-            opening = tags.get((name, scope))
-            if opening is None:
-                opening = tags[(name, scope)] = f'      <data key="{_attr(str(name))}"'
+            opening = tags.get((name, type(value)))
+            if opening is None:  # a new key, or a new type of one
+                met.meet(name, value, scope)
+                opening = tags[(name, type(value))] = f'      <data key="{_attr(str(name))}"'
             if isinstance(value, str):
                 text = value
             elif isinstance(value, containers):
@@ -247,12 +285,16 @@ def iter_graphml_elements(
 
     pieces: list[str] = []
     node_attrs = G._node
+    tags: dict[Any, str] = {}  # (name, Python type) -> the opening tag of its data, per scope
     for node in nodes:
-        pieces.append(element(f'node id="{_attr(str(node))}"', "node", node_attrs[node], "node"))
+        pieces.append(
+            element(f'node id="{_attr(str(node))}"', "node", node_attrs[node], tags, "node")
+        )
         if len(pieces) >= 512:
             yield "".join(pieces)
             pieces.clear()
     adjacency = G._succ
+    tags = {}
     for u in sources:  # G.edges(keys=True, data=True)'s order
         for v, keyed in adjacency[u].items():
             for key, attrs in keyed.items():
@@ -261,6 +303,7 @@ def iter_graphml_elements(
                         f'edge source="{_attr(str(u))}" target="{_attr(str(v))}" id="{_attr(str(key))}"',
                         "edge",
                         attrs,
+                        tags,
                         "edge",
                     )
                 )

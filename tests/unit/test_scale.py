@@ -15,6 +15,7 @@ from spacy.language import Language
 
 from extractors.parallel import WorkerError, extract_parallel, usable_cores
 from graph_exports.files import (
+    GraphmlKeys,
     graphml_ends,
     graphml_parts,
     iter_graphml,
@@ -338,7 +339,16 @@ def test_graphml_in_shares_concatenates_to_the_whole_file(example_graph):
         for cuts in ([0.5], [0.3, 0.6], [i / 7 for i in range(1, 7)], [0.0, 0.5, 0.5]):
             bounds = [0.0, *cuts, 1.0]
             parts = graphml_parts(G, list(zip(bounds, bounds[1:], strict=False)))
-            texts = ["".join(iter_graphml_elements(G, part=part)) for part in parts]
+            found = [GraphmlKeys() for _ in parts]
+            texts = [
+                "".join(iter_graphml_elements(G, part=part, keys=keys))
+                for part, keys in zip(parts, found, strict=True)
+            ]
             assert head + "".join(texts) + tail == whole
+            merged = found[0]
+            for keys in found[1:]:
+                merged.merge(keys)
+            # the keys the parts' writers met, merged in file order, declare the same header
+            assert graphml_ends(G, merged) == (head, tail)
             if G is example_graph.nx and len(cuts) < 3:  # every share writes some elements
                 assert all(text.count("<node ") + text.count("<edge ") for text in texts)
