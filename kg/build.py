@@ -169,14 +169,14 @@ def build_from_papers(
                 nlp, stream, workers=workers, batch_size=batch_size, ahead=ahead
             )
 
-    for item, was_cached in _with_cache(fitting(papers), cached, extractor):
+    for item, stored in _with_cache(fitting(papers), cached, extractor):
         paper = item.paper
-        reused += was_cached
+        reused += stored is not None
         mentions = [m for m in item.mentions if len(m.text) <= limits.mention_chars]
         dropped += len(item.mentions) - len(mentions)
         kept.append(paper)
         extracted.append((paper, mentions))
-        store.add(item)
+        store.add(item, stored)
         relation_mentions.extend(item.relations)
         result_mentions.extend(item.results)
         for m in mentions:
@@ -268,31 +268,37 @@ def _with_cache(
     papers: Iterable[Paper],
     cached: dict[tuple[str, str], Extraction] | None,
     extractor: Extractor,
-) -> Iterator[tuple[Extraction, bool]]:
-    """Every paper's extraction in input order, and whether it came from ``cached``: cached ones
-    as they are (taken out of ``cached``, so that the build holds each paper's mentions once),
-    the others through ``extractor`` (which may read ahead of what it has yielded).
+) -> Iterator[tuple[Extraction, tuple[str, str] | None]]:
+    """Every paper's extraction in input order, and the (paper id, content key) it was taken
+    from ``cached`` under, or None: cached ones as they are (taken out of ``cached``, so that
+    the build holds each paper's mentions once), the others through ``extractor`` (which may read
+    ahead of what it has yielded).
 
     With a cache (an update) the papers are all read first (the stored ones are in memory already)
     and the extractor is given the list of those to extract before any cached one is yielded, so
     that its workers run while the cached papers are taken in."""
-    plan: list[Extraction | None] | None = None  # with a cache: each paper's, None to extract
+    # with a cache: each paper's (key, cached extraction), or None to extract it
+    plan: list[tuple[tuple[str, str], Extraction] | None] | None = None
     if cached:
         papers = list(papers)
-        plan = [cached.pop((paper.id, content_key(paper)), None) for paper in papers]
-        papers = [paper for paper, item in zip(papers, plan, strict=True) if item is None]
+        plan = []
+        for paper in papers:
+            key = (paper.id, content_key(paper))
+            item = cached.pop(key, None)
+            plan.append((key, item) if item is not None else None)
+        papers = [paper for paper, step in zip(papers, plan, strict=True) if step is None]
     results = extractor(papers)
     try:
         if plan is None:
             for extracted in results:
-                yield extracted, False
+                yield extracted, None
             return
-        for at, item in enumerate(plan):
-            if item is None:
-                yield next(results), False
+        for at, step in enumerate(plan):
+            if step is None:
+                yield next(results), None
                 continue
             plan[at] = None  # held once: by the build from here on
-            yield item, True
+            yield step[1], step[0]
     finally:
         close = getattr(results, "close", None)
         if close is not None:

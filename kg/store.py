@@ -177,26 +177,52 @@ class StoreSpool:
         self._cleanup = weakref.finalize(self, _remove, self.path, self._handle)
         self._lines = lines or {}
         self._earlier = earlier.open("rb") if earlier is not None and self._lines else None
+        self._run = [0, 0]  # [start, end) of the earlier store's lines still to be copied
         self._handle.write(_header(fingerprint).encode())
 
-    def add(self, item: Extraction) -> None:
+    def add(self, item: Extraction, stored: tuple[str, str] | None = None) -> None:
+        """Write ``item``'s line; ``stored``: the (paper id, content key) it was read from the
+        earlier store under, when it was (the content key is computed when not given)."""
         if self._handle is None:
             raise ValueError("the store spool is finished")
         # each earlier line is copied once: taken out, so the index shrinks as the build goes
-        span = (
-            self._lines.pop((item.paper.id, content_key(item.paper)), None) if self._lines else None
-        )
+        if stored is None and self._lines:
+            stored = (item.paper.id, content_key(item.paper))
+        span = self._lines.pop(stored, None) if stored is not None and self._lines else None
         if span is not None and self._earlier is not None:
-            self._earlier.seek(span[0])
-            line = self._earlier.read(span[1])
-            self._handle.write(line if line.endswith(b"\n") else line + b"\n")
+            start, length = span
+            if self._run[1] != start:  # not the line after the last one copied
+                self._copy_run()
+                self._run[0] = start
+            self._run[1] = start + length
         else:
+            self._copy_run()
             self._handle.write(_line(item).encode("utf-8", "surrogatepass"))
         self.count += 1
+
+    def _copy_run(self) -> None:
+        """Copy the earlier store's lines waiting to be copied (consecutive lines at once: an
+        update's papers come in the order of its store)."""
+        start, end = self._run
+        if end <= start or self._earlier is None or self._handle is None:
+            return
+        self._earlier.seek(start)
+        last = b""
+        while start < end:
+            chunk = self._earlier.read(min(end - start, 1 << 20))
+            if not chunk:
+                break
+            self._handle.write(chunk)
+            start += len(chunk)
+            last = chunk[-1:]
+        if last != b"\n":  # the earlier store's last line, written without one
+            self._handle.write(b"\n")
+        self._run = [0, 0]
 
     def finish(self) -> Path:
         """Close the file (flushed to disk) and hand it over: the caller moves or removes it."""
         if self._handle is not None:
+            self._copy_run()
             self._handle.flush()
             os.fsync(self._handle.fileno())
             self._handle.close()

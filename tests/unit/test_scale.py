@@ -29,7 +29,7 @@ from kg.build import build
 from kg.corpus import read_corpus
 from kg.graph import KnowledgeGraph
 from kg.model import Paper
-from kg.store import STORE_FILE, StoreError, pipeline_fingerprint
+from kg.store import STORE_FILE, StoreError, StoreSpool, pipeline_fingerprint, read_store
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "iclr2026"
 
@@ -275,6 +275,32 @@ def test_the_store_is_spooled_during_the_build_and_never_left_behind(corpus, nlp
     del result
     gc.collect()
     assert not spooled.exists()  # a build whose files were never written leaves no file
+
+
+def test_stored_lines_are_copied_in_any_order_and_around_new_papers(corpus, nlp, tmp_path):
+    """An update copies the earlier store's lines (consecutive ones at once) instead of encoding
+    them again: in the store's order or not, with new papers between, its last line without a
+    newline, the new store is the one a build that encodes every line writes."""
+    a, _ = corpus
+    stored = list(build([a], nlp, workers=1).store)
+    earlier = tmp_path / STORE_FILE
+    fingerprint = pipeline_fingerprint(nlp)
+    fresh = StoreSpool(fingerprint, tmp_path)
+    for item in stored:
+        fresh.add(item.extraction())
+    earlier.write_bytes(fresh.finish().read_bytes().rstrip(b"\n"))  # no newline after the last
+    again = list(read_store(earlier, fingerprint))
+    order = [2, 3, 4, 0, 1, *range(5, len(again))]  # out of order; paper 1 is "new"
+    lines = {(s.paper.id, s.key): s.span for i, s in enumerate(again) if i != 1}
+    expected, copied = (
+        StoreSpool(fingerprint, tmp_path),
+        StoreSpool(fingerprint, tmp_path, earlier=earlier, lines=lines),
+    )
+    for i in order:
+        expected.add(again[i].extraction())
+        copied.add(again[i].extraction(), None if i == 1 else (again[i].paper.id, again[i].key))
+    assert copied.finish().read_bytes() == expected.finish().read_bytes()
+    assert not lines  # each earlier line was taken once
 
 
 def test_a_spooled_store_on_another_file_system_is_copied_into_place(
