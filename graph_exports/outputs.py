@@ -7,8 +7,9 @@ half-way (a full disk, an error in one export) leaves the previous build's files
 With ``processes`` above 1 (``kg build`` passes its ``--workers``), GraphML and the page are written
 by forked child processes while this one writes graph.json: the writers are independent and each
 takes seconds to minutes on a large graph, which would otherwise leave the other cores idle at the
-end of a build. GraphML, the largest, is written in consecutive shares at once (this process
-writes the first after graph.json), joined when all are done. The bytes are the same either way.
+end of a build. GraphML, the largest, is written in chunks that the children and this process
+(once graph.json is written) claim one after another, joined when all are done. The bytes are the
+same either way.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ __all__ = ["OUTPUT_FILES", "write_build_outputs"]
 #: What a build writes into its output folder (graph.html only with ``html``).
 OUTPUT_FILES = ("summary.json", "merges.jsonl", "graph.json", "graph.graphml", "graph.html")
 #: Processes writing parts of graph.graphml at most (each is a forked copy of this one).
-MAX_GRAPHML_PARTS = 8
+MAX_GRAPHML_WRITERS = 8
 #: The mentions of every paper, for ``kg build --update`` (written when the build passes them).
 STORE_FILE = "extractions.jsonl"
 
@@ -93,22 +94,31 @@ def write_build_outputs(
 def _write_in_parallel(
     graph: KnowledgeGraph, out: Path, files: AtomicFiles, *, html: bool, processes: int
 ) -> None:
-    """graph.json and the first part of GraphML's elements here, the other parts (``processes -
-    1`` of them) and the page in forked children (:class:`kg.forked.Pending`: a child that dies
-    has its file written here instead). Each writer of a part notes the keys its elements have,
-    so GraphML's header, made from them all, is written last, at the join of the parts; the first
-    failure in file order is raised once every writer has finished."""
+    """graph.json here, the page in a forked child, and GraphML's elements in chunks that this
+    process and ``processes - 1`` forked children claim one at a time (:func:`_write_claimed`), so
+    that all of them end together whatever each one's speed; this process starts claiming once
+    graph.json is written. Each chunk's writer notes the keys its elements have, so GraphML's
+    header, made from them all, is written last, at the join of the chunks. A child that dies
+    has its chunks (or its page) written here instead; the first failure in file order is raised
+    once every writer has finished."""
     children: list[tuple[str, Pending[Any]]] = []
     graphml = out / "graph.graphml"
     whole = files.reserve(graphml)
+    writers = min(processes, MAX_GRAPHML_WRITERS)
+    chunks = min(_CHUNKS_PER_WRITER * writers, 255)
     # a forked child that reads an object copies its page of memory (it writes the reference
-    # count), so each GraphML writer reads only its part of the elements
-    parts = graphml_parts(graph, _graphml_shares(min(processes, MAX_GRAPHML_PARTS)))
+    # count), so each writer reads only the chunks it writes
+    parts = graphml_parts(graph, [(i / chunks, (i + 1) / chunks) for i in range(chunks)])
     temps = [files.scratch(graphml) for _ in parts]
+    # the chunks to claim, one byte each, in a pipe whose writing end is closed before any child
+    # starts: a read takes one chunk, or gets nothing once all are taken
+    claims, queue = os.pipe()
     try:
-        for part, temp in zip(parts[1:], temps[1:], strict=True):
-            write = partial(_write_part, graph, part, graphml, temp)
-            children.append(("graph.graphml", Pending(write, processes=processes)))
+        with os.fdopen(queue, "wb") as handle:
+            handle.write(bytes(range(len(parts))))
+        claim = partial(_write_claimed, graph, parts, graphml, temps, claims)
+        for _ in range(writers - 1):
+            children.append(("graph.graphml", Pending(claim, processes=processes)))
         if html:
             from .html import to_html
 
@@ -120,22 +130,25 @@ def _write_in_parallel(
             write_json(graph, out / "graph.json", files=files)
         except ExportError as exc:
             errors["graph.json"] = exc
-        problem, keys = _write_part(graph, parts[0], graphml, temps[0])
-        problems = [problem]
+        written = claim()
         for name, child in children:
             if name == "graph.graphml":
-                problem, more = child.result()
-                problems.append(problem)
-                keys.merge(more)
+                written.update(child.result())
             else:
                 problem = child.result()
                 if problem is not None:
                     errors.setdefault(name, ExportError(problem))
         children.clear()
-        problem = next((p for p in problems if p is not None), None)
-        if problem is not None:
-            errors.setdefault("graph.graphml", ExportError(problem))
-        else:
+        for index, part in enumerate(parts):  # the chunks of a child that died
+            if index not in written:
+                written[index] = _write_part(graph, part, graphml, temps[index])
+        keys = GraphmlKeys()
+        for index in range(len(parts)):
+            problem, more = written[index]
+            if problem is not None:
+                errors.setdefault("graph.graphml", ExportError(problem))
+            keys.merge(more)
+        if "graph.graphml" not in errors:
             try:
                 head, tail = graphml_ends(graph, keys)
                 _join(whole, head, temps, tail)
@@ -147,8 +160,25 @@ def _write_in_parallel(
             if name in errors:
                 raise errors[name]
     finally:
+        os.close(claims)
         for _, child in children:  # an unexpected error here: do not leave writers running
             child.cancel()
+
+
+def _write_claimed(
+    graph: KnowledgeGraph,
+    parts: list[tuple[list[Any], list[Any]]],
+    target: Path,
+    temps: list[Path],
+    claims: int,
+) -> dict[int, tuple[str | None, GraphmlKeys]]:
+    """Claim chunks of GraphML's elements from the pipe ``claims`` until none is left, writing
+    each to its temporary file; what went wrong (or None) and the keys met, by chunk."""
+    written = {}
+    while token := os.read(claims, 1):
+        index = token[0]
+        written[index] = _write_part(graph, parts[index], target, temps[index])
+    return written
 
 
 def _write_part(
@@ -182,23 +212,12 @@ def _write_file(
     return None
 
 
-#: The share of GraphML's elements that the process writing graph.json writes too, with 2
-#: processes, so that the writers end together. Measured on the files of 21,000 papers (this
-#: process also joins the shares), median of 3-5 runs on a noisy VM: 5.1 s with 0.25, 3.9-4.0 s
-#: with 0.3-0.45, once graph.json was encoded a thousand rows a call; with the header made from
-#: the keys the writers meet (no pass of its own) and the build's objects frozen (kg build),
-#: 3.45-3.79 s with 0.35 against 3.74-5.28 s with 0.2 (20,000 papers).
-_PARENT_SHARE = 0.35
-
-
-def _graphml_shares(processes: int) -> list[tuple[float, float]]:
-    """This process's share of GraphML's elements, then each child's."""
-    first = _PARENT_SHARE * 2 / processes
-    bounds = [0.0, first] + [
-        first + (1.0 - first) * i / (processes - 1) for i in range(1, processes)
-    ]
-    bounds[-1] = 1.0
-    return list(zip(bounds, bounds[1:], strict=False))
+#: Chunks of GraphML's elements per writing process: each takes the next one left when it is done
+#: with one, so a writer that is slowed (by the page copies a forked child makes, or another
+#: program) writes fewer. A fixed share per process had to be tuned to one machine: with 2
+#: processes the driver's share was best at 0.35 of the elements on one VM and left the driver or
+#: the child waiting by a second on others.
+_CHUNKS_PER_WRITER = 8
 
 
 def _cannot_write(path: Path, exc: OSError) -> str:

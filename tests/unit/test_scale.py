@@ -339,6 +339,29 @@ def test_files_written_by_several_processes_are_the_bytes_of_one(example_graph, 
     assert not list((tmp_path / "two").glob(".kg-tmp-*"))
 
 
+def test_graphml_chunks_of_a_writer_that_dies_are_written_by_the_driver(
+    example_graph, tmp_path, monkeypatch
+):
+    import os
+
+    import graph_exports.outputs as outputs
+
+    summary = {"papers": 57}
+    serial = write_build_outputs(example_graph, [], summary, tmp_path / "one", processes=1)
+    driver, real = os.getpid(), outputs._write_part
+
+    def dying(*args):
+        if os.getpid() != driver:  # a forked writer killed at its first chunk (out of memory)
+            os._exit(3)
+        return real(*args)
+
+    monkeypatch.setattr(outputs, "_write_part", dying)
+    forked = write_build_outputs(example_graph, [], summary, tmp_path / "two", processes=3)
+    for a, b in zip(serial, forked, strict=True):
+        assert a.read_bytes() == b.read_bytes(), a.name
+    assert not list((tmp_path / "two").glob(".kg-tmp-*"))
+
+
 def test_a_writer_process_that_fails_is_one_error_and_changes_nothing(example_graph, tmp_path):
     from kg.errors import ExportError
 
