@@ -315,7 +315,7 @@ def build_cli(
             )
     # what the build made lives until the process ends: frozen, it is left out of the full
     # collection that the first allocations after a build would start (a scan of every object:
-    # 2 s at 21,000 papers, with full collections held off during the build, kg.build)
+    # 2 s at 20,000 papers, with full collections held off during the build, kg.build)
     gc.freeze()
     graph, summary = result.graph, result.summary
     if summary.papers == 0:
